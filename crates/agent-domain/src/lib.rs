@@ -1,0 +1,11 @@
+//! Pure types and rules of the tavern-agent runtime.
+//!
+//! Architecture invariant: this crate does no I/O, has no async, reads no clock and draws
+//! no randomness. It depends only on `serde`, `serde_json` and `thiserror`; hashes, ids and
+//! timestamps arrive as values. That keeps every rule here testable with plain values.
+
+pub mod error;
+pub mod tool;
+pub mod workspace;
+
+pub use error::ErrorCode;

@@ -1,0 +1,7 @@
+//! Workspace paths and the root rules every workspace tool and store obeys.
+
+mod path;
+mod root;
+
+pub use path::{WorkspacePath, WorkspacePathError};
+pub use root::{RUNTIME_RESULTS_ROOT, RootAccess, WorkspaceRoot, WorkspaceRootError};

@@ -1,0 +1,199 @@
+//! [`WorkspacePath`]: a validated, normalised, relative path inside a run workspace.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::ErrorCode;
+
+/// A relative workspace path in normal form: `/`-separated segments, none of them empty,
+/// `.` or `..`. Validation is purely lexical; confinement against symlinks is the store's job.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WorkspacePath(String);
+
+impl WorkspacePath {
+    /// Validates and normalises a path supplied by a model, a profile or a caller.
+    ///
+    /// Backslashes count as separators, so `output\\main.md` is `output/main.md`; `.` and
+    /// empty segments are dropped (`output/./main.md`, `output//main.md`).
+    pub fn parse(raw: &str) -> Result<Self, WorkspacePathError> {
+        if raw.is_empty() {
+            return Err(WorkspacePathError::Empty);
+        }
+        if raw.contains('\0') {
+            return Err(WorkspacePathError::ContainsNul);
+        }
+        if raw.starts_with('/') || raw.starts_with('\\') {
+            return Err(WorkspacePathError::Absolute);
+        }
+        let bytes = raw.as_bytes();
+        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+            return Err(WorkspacePathError::DrivePrefix);
+        }
+        let mut segments = Vec::new();
+        for segment in raw.split(['/', '\\']) {
+            match segment {
+                "" | "." => {}
+                ".." => return Err(WorkspacePathError::ParentSegment),
+                other => segments.push(other),
+            }
+        }
+        if segments.is_empty() {
+            return Err(WorkspacePathError::Empty);
+        }
+        Ok(Self(segments.join("/")))
+    }
+
+    /// The normalised path text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path's segments, first to last.
+    pub fn segments(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/')
+    }
+
+    /// The first segment: the workspace root this path lives under (if it is a root at all).
+    pub fn first_segment(&self) -> &str {
+        self.0.split('/').next().unwrap_or_default()
+    }
+
+    /// The last segment.
+    pub fn file_name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or_default()
+    }
+
+    /// The parent directory, or `None` for a single-segment path.
+    pub fn parent(&self) -> Option<WorkspacePath> {
+        self.0.rsplit_once('/').map(|(parent, _)| Self(parent.to_owned()))
+    }
+
+    /// Whether `self` equals `ancestor` or lies below it (segment-wise, so `output_extra`
+    /// is not below `output`).
+    pub fn starts_with(&self, ancestor: &WorkspacePath) -> bool {
+        self.0 == ancestor.0
+            || (self.0.starts_with(&ancestor.0) && self.0.as_bytes().get(ancestor.0.len()) == Some(&b'/'))
+    }
+
+    /// `self/child`, where `child` is itself a valid relative path.
+    pub fn join(&self, child: &WorkspacePath) -> WorkspacePath {
+        Self(format!("{}/{}", self.0, child.0))
+    }
+
+    /// The file extension (after the last `.` of the file name), lower-cased.
+    pub fn extension(&self) -> Option<String> {
+        let name = self.file_name();
+        name.rsplit_once('.')
+            .filter(|(stem, _)| !stem.is_empty())
+            .map(|(_, ext)| ext.to_ascii_lowercase())
+    }
+}
+
+impl fmt::Display for WorkspacePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for WorkspacePath {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for WorkspacePath {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        Self::parse(&raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Why a string is not a workspace path. All of these are recoverable for a model
+/// (`workspace.invalid_path`); the variant says which rule was broken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkspacePathError {
+    #[error("workspace path cannot be empty")]
+    Empty,
+    #[error("workspace path cannot contain a NUL character")]
+    ContainsNul,
+    #[error("workspace path must be relative")]
+    Absolute,
+    #[error("workspace path cannot use a Windows drive prefix")]
+    DrivePrefix,
+    #[error("workspace path cannot contain `..`")]
+    ParentSegment,
+}
+
+impl ErrorCode for WorkspacePathError {
+    fn code(&self) -> &'static str {
+        "workspace.invalid_path"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_separators_and_dots() {
+        let cases = [
+            ("output/main.md", "output/main.md"),
+            ("output/./main.md", "output/main.md"),
+            ("output//main.md", "output/main.md"),
+            ("output\\notes\\a.md", "output/notes/a.md"),
+            ("./output/", "output"),
+            ("output", "output"),
+        ];
+        for (raw, normal) in cases {
+            assert_eq!(WorkspacePath::parse(raw).unwrap().as_str(), normal, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_every_hostile_form() {
+        use WorkspacePathError::*;
+        let cases = [
+            ("", Empty),
+            ("./", Empty),
+            (".", Empty),
+            ("//", Absolute),
+            ("/etc/passwd", Absolute),
+            ("\\\\server\\share", Absolute),
+            ("C:\\x", DrivePrefix),
+            ("c:x", DrivePrefix),
+            ("a\0b", ContainsNul),
+            ("..", ParentSegment),
+            ("../x", ParentSegment),
+            ("output/../x", ParentSegment),
+            ("output/..", ParentSegment),
+            ("output\\..\\x", ParentSegment),
+        ];
+        for (raw, expected) in cases {
+            let err = WorkspacePath::parse(raw).unwrap_err();
+            assert_eq!(err, expected, "{raw:?}");
+            assert_eq!(err.code(), "workspace.invalid_path");
+        }
+    }
+
+    #[test]
+    fn ancestry_is_segment_wise() {
+        let root = WorkspacePath::parse("output").unwrap();
+        assert!(WorkspacePath::parse("output/a.md").unwrap().starts_with(&root));
+        assert!(root.starts_with(&root));
+        assert!(!WorkspacePath::parse("output_extra/a.md").unwrap().starts_with(&root));
+        assert!(!WorkspacePath::parse("outputs").unwrap().starts_with(&root));
+    }
+
+    #[test]
+    fn parts() {
+        let p = WorkspacePath::parse("output/notes/Draft.MD").unwrap();
+        assert_eq!(p.first_segment(), "output");
+        assert_eq!(p.file_name(), "Draft.MD");
+        assert_eq!(p.extension().as_deref(), Some("md"));
+        assert_eq!(p.parent().unwrap().as_str(), "output/notes");
+        assert_eq!(WorkspacePath::parse(".hidden").unwrap().extension(), None);
+        assert_eq!(p.segments().count(), 3);
+    }
+}
