@@ -5,6 +5,9 @@
 //! timestamps arrive as values. That keeps every rule here testable with plain values.
 
 pub mod error;
+pub mod event;
+pub mod model;
+pub mod profile;
 pub mod tool;
 pub mod workspace;
 

@@ -148,7 +148,7 @@ mod tests {
         let long_tool = "t".repeat(100);
         let both_long = a.allocate_mcp(server, &long_tool);
         assert_eq!(both_long.len(), MAX_ALIAS_BYTES);
-        assert!(both_long.starts_with("mcp__an_extremely_long_ser__ttt"), "{both_long}");
+        assert!(both_long.starts_with("mcp__an_extremely_long_se__ttt"), "{both_long}");
     }
 
     #[test]

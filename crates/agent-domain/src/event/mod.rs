@@ -1,0 +1,1 @@
+//! Run events: the typed journal vocabulary, its payloads, the journal line shape and run/invocation statuses.

@@ -1,0 +1,1 @@
+//! Agent profiles: on-disk schema, migrations, the built-in default-writer, validation and resolution.
