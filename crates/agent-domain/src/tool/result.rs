@@ -85,10 +85,8 @@ impl AgentToolResult {
             Ok(())
         } else {
             Err(ToolResultIdentityError {
-                expected_call_id: invocation.call_id.clone(),
-                expected_tool_id: invocation.tool_id.clone(),
-                actual_call_id: self.call_id.clone(),
-                actual_tool_id: self.tool_id.clone(),
+                expected: format!("{} / {}", invocation.call_id, invocation.tool_id),
+                actual: format!("{} / {}", self.call_id, self.tool_id),
             })
         }
     }
@@ -106,14 +104,12 @@ impl AgentToolResult {
 
 /// A result whose call id or tool id differs from the invocation it claims to answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "tool result identity mismatch: expected {expected_call_id} / {expected_tool_id}, got {actual_call_id} / {actual_tool_id}"
-)]
+#[error("tool result identity mismatch: expected {expected}, got {actual}")]
 pub struct ToolResultIdentityError {
-    pub expected_call_id: String,
-    pub expected_tool_id: ToolId,
-    pub actual_call_id: String,
-    pub actual_tool_id: ToolId,
+    /// `call id / tool id` of the invocation.
+    pub expected: String,
+    /// `call id / tool id` the result claims.
+    pub actual: String,
 }
 
 impl ErrorCode for ToolResultIdentityError {
