@@ -1,1 +1,143 @@
-fn main(){}
+//! `cargo xtask <command>`: the project's development tasks, starting with the CI gate.
+
+mod ci;
+mod layering;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [--manifest-path <PATH>] [--offline]
+
+commands:
+  ci         fmt check, clippy (-D warnings), layering check, tests; stops at the first failure
+  layering   only the layering check (crate dependency rules + source scan of the pure crates)
+  help       print this message
+
+options:
+  --manifest-path <PATH>  the workspace's Cargo.toml (or its directory); default: this workspace
+  --offline               pass --offline to `cargo metadata`
+";
+
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Options {
+    command: Option<String>,
+    manifest_path: Option<PathBuf>,
+    offline: bool,
+}
+
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
+    let mut options = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if let Some(path) = arg.strip_prefix("--manifest-path=") {
+            options.manifest_path = Some(PathBuf::from(path));
+        } else if arg == "--manifest-path" {
+            let Some(path) = args.next() else {
+                bail!("--manifest-path needs a value");
+            };
+            options.manifest_path = Some(PathBuf::from(path));
+        } else if arg == "--offline" {
+            options.offline = true;
+        } else if arg == "-h" || arg == "--help" {
+            options.command = Some("help".to_owned());
+        } else if arg.starts_with('-') {
+            bail!("unknown option `{arg}`");
+        } else if let Some(command) = &options.command {
+            bail!("unexpected argument `{arg}` after command `{command}`");
+        } else {
+            options.command = Some(arg);
+        }
+    }
+    Ok(options)
+}
+
+/// The workspace manifest: `--manifest-path` (a `Cargo.toml` or its directory), else the
+/// workspace this xtask belongs to.
+fn workspace_manifest(option: Option<PathBuf>) -> PathBuf {
+    match option {
+        Some(path) if path.is_dir() => path.join("Cargo.toml"),
+        Some(path) => path,
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR")))
+            .join("Cargo.toml"),
+    }
+}
+
+/// A `cargo` command: the cargo that runs us (`$CARGO`), else `cargo` from `PATH`.
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("error: {error:#}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let manifest = workspace_manifest(options.manifest_path);
+    let result = match options.command.as_deref() {
+        None | Some("help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some("ci") => ci::run(&manifest, options.offline),
+        Some("layering") => layering::run(&manifest, options.offline),
+        Some(other) => {
+            eprintln!("error: unknown command `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options> {
+        parse_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn parses_command_and_options_in_any_order() {
+        let options =
+            parse(&["--offline", "layering", "--manifest-path", "/x/Cargo.toml"]).unwrap();
+        assert_eq!(
+            options,
+            Options {
+                command: Some("layering".to_owned()),
+                manifest_path: Some(PathBuf::from("/x/Cargo.toml")),
+                offline: true,
+            }
+        );
+        assert_eq!(parse(&[]).unwrap(), Options::default());
+        assert_eq!(parse(&["--help"]).unwrap().command.as_deref(), Some("help"));
+    }
+
+    #[test]
+    fn rejects_bad_arguments() {
+        assert!(parse(&["--bogus"]).is_err());
+        assert!(parse(&["ci", "extra"]).is_err());
+        assert!(parse(&["layering", "--manifest-path"]).is_err());
+    }
+
+    #[test]
+    fn default_manifest_is_this_workspace() {
+        let manifest = workspace_manifest(None);
+        assert!(manifest.ends_with("Cargo.toml"));
+        assert!(manifest.parent().unwrap().join("xtask").is_dir());
+    }
+}

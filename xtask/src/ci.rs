@@ -1,0 +1,89 @@
+//! `cargo xtask ci`: the CI gate, a fixed list of steps run in order from the workspace root;
+//! the first failing step stops the run.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use crate::layering;
+
+#[derive(Debug)]
+enum Action {
+    /// `cargo <args>` with inherited stdio.
+    Cargo(&'static [&'static str]),
+    /// The in-process layering check.
+    Layering,
+}
+
+#[derive(Debug)]
+struct Step {
+    name: &'static str,
+    action: Action,
+}
+
+const STEPS: &[Step] = &[
+    Step {
+        name: "fmt",
+        action: Action::Cargo(&["fmt", "--all", "--", "--check"]),
+    },
+    Step {
+        name: "clippy",
+        action: Action::Cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    },
+    Step {
+        name: "layering",
+        action: Action::Layering,
+    },
+    Step {
+        name: "test",
+        action: Action::Cargo(&["test", "--workspace"]),
+    },
+];
+
+impl Step {
+    fn describe(&self) -> String {
+        match self.action {
+            Action::Cargo(args) => format!("cargo {}", args.join(" ")),
+            Action::Layering => "cargo xtask layering".to_owned(),
+        }
+    }
+}
+
+pub fn run(manifest_path: &Path, offline: bool) -> Result<()> {
+    let root = manifest_path.parent().unwrap_or(Path::new("."));
+    let total = STEPS.len();
+    for (index, step) in STEPS.iter().enumerate() {
+        let number = index + 1;
+        println!(
+            "==> ci [{number}/{total}] {}: {}",
+            step.name,
+            step.describe()
+        );
+        let result = match step.action {
+            Action::Cargo(args) => run_cargo(root, args),
+            Action::Layering => layering::run(manifest_path, offline),
+        };
+        result.with_context(|| format!("ci step {number}/{total} `{}` failed", step.name))?;
+    }
+    println!("==> ci passed ({total} steps)");
+    Ok(())
+}
+
+fn run_cargo(root: &Path, args: &[&str]) -> Result<()> {
+    let status = crate::cargo()
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("could not run `cargo {}`", args.join(" ")))?;
+    if !status.success() {
+        bail!("`cargo {}` exited with {status}", args.join(" "));
+    }
+    Ok(())
+}
