@@ -1,1 +1,7 @@
-//! placeholder
+//! Ports and services of the tavern-agent runtime.
+//!
+//! Architecture invariant: this crate reaches the world only through the traits in
+//! [`ports`]. It names no file layout, HTTP client or MCP SDK type, and reads no clock
+//! directly; adapters implement the ports and the host wires them together.
+
+pub mod ports;

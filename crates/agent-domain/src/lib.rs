@@ -8,6 +8,7 @@ pub mod error;
 pub mod event;
 pub mod model;
 pub mod profile;
+pub mod run;
 pub mod tool;
 pub mod workspace;
 

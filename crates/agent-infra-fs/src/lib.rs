@@ -1,1 +1,20 @@
-//! placeholder
+//! File-system adapters for the storage ports of `agent-application`.
+//!
+//! Everything lives under a SillyTavern-shaped data directory (see [`layout::DataDir`]):
+//! chats where SillyTavern keeps them, and everything of ours under `_tauritavern/`.
+//! Writes that could be torn are atomic (temp file + rename, see [`atomic`]) or append-only
+//! with a tolerant reader; audit files are create-only.
+
+pub mod atomic;
+pub mod audit;
+pub mod chat;
+pub mod checkpoint;
+pub mod confine;
+pub mod digest;
+pub mod journal;
+pub mod layout;
+pub mod persist;
+pub mod profiles;
+pub mod runs;
+pub mod skills;
+pub mod workspace;

@@ -1,0 +1,36 @@
+//! The small traits through which services reach storage, chats, models, time and chance.
+//!
+//! Each port is narrow enough that one adapter implements all of it. Paths inside a run are
+//! always [`WorkspacePath`]s or named documents; no port exposes the on-disk layout.
+//!
+//! [`WorkspacePath`]: agent_domain::workspace::WorkspacePath
+
+mod audit;
+mod chat;
+mod checkpoint;
+mod environment;
+mod journal;
+mod persist;
+mod profile;
+mod run_store;
+mod skill;
+mod store_error;
+mod workspace;
+
+pub use audit::{AuditRef, AuditStore, InputDocument};
+pub use chat::{
+    ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatInfo, ChatMessage,
+    ChatRole, ChatStore, CommitMode, PersistStateUpdate,
+};
+pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
+pub use environment::{Clock, Digest, IdSource, Rng};
+pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
+pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
+pub use profile::{ProfileStore, SettingsStore, StoredProfile};
+pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
+pub use skill::{SkillFile, SkillIndexEntry, SkillStore};
+pub use store_error::StoreError;
+pub use workspace::{
+    EntryKind, ListedEntry, Listing, SearchCorpus, SearchFile, WorkspaceError, WorkspaceFile,
+    WorkspaceStore, WriteGuard, WriteReceipt,
+};

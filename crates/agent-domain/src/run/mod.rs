@@ -1,0 +1,12 @@
+//! Runs and what they contain: identifiers, run/invocation/task records, chat identity.
+
+mod ids;
+mod record;
+
+pub use ids::{
+    InvalidId, InvocationId, MAX_ID_BYTES, RunId, StateId, TaskId, WorkspaceId, short_hex,
+};
+pub use record::{
+    AgentInvocation, AgentRun, AgentTaskRecord, ChatKind, GenerationType,
+    MAX_STABLE_CHAT_ID_BYTES, SkillScopeRefs, StableChatIdError, TaskBudget, parse_stable_chat_id,
+};

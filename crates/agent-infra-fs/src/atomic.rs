@@ -1,0 +1,112 @@
+//! Crash-safe file writes. Blocking; async callers run them on the blocking pool.
+//!
+//! * [`write_atomic`]: temp file in the same directory, fsync, rename over the target, fsync
+//!   the directory. A reader sees the old file or the new one, never a torn one.
+//! * [`write_create_only`]: the same staging, then a hard link that fails if the target
+//!   exists, so a first audit fact is never replaced and never half-written.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// A temp path beside `target`: `.<name>.tmp-<uuid>`.
+pub fn temp_path_for(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = format!(".{name}.tmp-{}", uuid::Uuid::new_v4().simple());
+    target.with_file_name(tmp)
+}
+
+fn stage(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let tmp = temp_path_for(target);
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    if let Err(err) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(err);
+    }
+    Ok(tmp)
+}
+
+/// Makes a rename or link durable by syncing the directory that holds it. Best effort on
+/// platforms where directories cannot be opened.
+pub fn sync_dir(dir: &Path) {
+    if let Ok(handle) = File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
+
+/// Replaces `target` with `bytes` atomically, creating parent directories.
+pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = stage(target, bytes)?;
+    if let Err(err) = fs::rename(&tmp, target) {
+        let _ = fs::remove_file(&tmp);
+        return Err(err);
+    }
+    if let Some(parent) = target.parent() {
+        sync_dir(parent);
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `target` only if it does not exist yet (`AlreadyExists` otherwise).
+pub fn write_create_only(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = stage(target, bytes)?;
+    let linked = fs::hard_link(&tmp, target);
+    let _ = fs::remove_file(&tmp);
+    linked?;
+    if let Some(parent) = target.parent() {
+        sync_dir(parent);
+    }
+    Ok(())
+}
+
+/// Pretty JSON with a trailing newline, the format of every JSON document we write.
+pub fn pretty_json<T: serde::Serialize>(value: &T) -> io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a/b/file.json");
+        write_atomic(&target, b"one").unwrap();
+        write_atomic(&target, b"two").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"two");
+        let names: Vec<_> = fs::read_dir(target.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn create_only_never_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("x.json");
+        write_create_only(&target, b"first").unwrap();
+        let err = write_create_only(&target, b"second").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&target).unwrap(), b"first");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_writer_killed_before_rename_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("run.json");
+        write_atomic(&target, b"old").unwrap();
+        // Simulate a crash between staging and rename: the temp file exists, rename never ran.
+        let tmp = stage(&target, b"new, never renamed").unwrap();
+        assert!(tmp.exists());
+        assert_eq!(fs::read(&target).unwrap(), b"old");
+    }
+}

@@ -1,0 +1,194 @@
+//! Where everything lives in a data directory. The only module that knows the layout.
+//!
+//! ```text
+//! <data>/chats/<character>/<chat>.jsonl        SillyTavern character chats
+//! <data>/group chats/<chat-id>.jsonl           SillyTavern group chats
+//! <data>/_tauritavern/
+//!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
+//!   agent-workspaces/index/run-summaries/<run>.json
+//!   agent-workspaces/chats/<ws>/runs/<run>/    one run (see `RunDir`)
+//!   agent-workspaces/chats/<ws>/persistent-states/<state>/
+//!   agent-workspaces/chats/<ws>/persist/       newest state, for people to browse
+//!   agent-profiles/profiles/<id>.json, agent-profiles/.staging/
+//!   skills/installed/<name>/, skills/index/skills.json, skills/.staging/
+//!   mcp/, llm-connections/, settings.json
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use agent_domain::run::{RunId, StateId, WorkspaceId};
+
+/// The root of a SillyTavern-shaped user data directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+impl DataDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn chats(&self) -> PathBuf {
+        self.root.join("chats")
+    }
+
+    pub fn group_chats(&self) -> PathBuf {
+        self.root.join("group chats")
+    }
+
+    pub fn tauritavern(&self) -> PathBuf {
+        self.root.join("_tauritavern")
+    }
+
+    pub fn agent_workspaces(&self) -> PathBuf {
+        self.tauritavern().join("agent-workspaces")
+    }
+
+    pub fn run_index_dir(&self) -> PathBuf {
+        self.agent_workspaces().join("index").join("runs")
+    }
+
+    pub fn run_index_file(&self, run: &RunId) -> PathBuf {
+        self.run_index_dir().join(format!("{run}.json"))
+    }
+
+    pub fn run_summary_file(&self, run: &RunId) -> PathBuf {
+        self.agent_workspaces()
+            .join("index")
+            .join("run-summaries")
+            .join(format!("{run}.json"))
+    }
+
+    pub fn chat_workspace(&self, workspace: &WorkspaceId) -> PathBuf {
+        self.agent_workspaces().join("chats").join(workspace.as_str())
+    }
+
+    pub fn run_dir(&self, workspace: &WorkspaceId, run: &RunId) -> RunDir {
+        RunDir(self.chat_workspace(workspace).join("runs").join(run.as_str()))
+    }
+
+    pub fn persistent_states(&self, workspace: &WorkspaceId) -> PathBuf {
+        self.chat_workspace(workspace).join("persistent-states")
+    }
+
+    pub fn persistent_state(&self, workspace: &WorkspaceId, state: &StateId) -> PathBuf {
+        self.persistent_states(workspace).join(state.as_str())
+    }
+
+    /// The chat's browsable copy of its newest persistent state.
+    pub fn chat_persist(&self, workspace: &WorkspaceId) -> PathBuf {
+        self.chat_workspace(workspace).join("persist")
+    }
+
+    pub fn profiles_dir(&self) -> PathBuf {
+        self.tauritavern().join("agent-profiles").join("profiles")
+    }
+
+    pub fn profiles_staging(&self) -> PathBuf {
+        self.tauritavern().join("agent-profiles").join(".staging")
+    }
+
+    pub fn skills_installed(&self) -> PathBuf {
+        self.tauritavern().join("skills").join("installed")
+    }
+
+    pub fn skills_index_file(&self) -> PathBuf {
+        self.tauritavern().join("skills").join("index").join("skills.json")
+    }
+
+    pub fn skills_staging(&self) -> PathBuf {
+        self.tauritavern().join("skills").join(".staging")
+    }
+
+    pub fn mcp_dir(&self) -> PathBuf {
+        self.tauritavern().join("mcp")
+    }
+
+    pub fn llm_connections(&self) -> PathBuf {
+        self.tauritavern().join("llm-connections")
+    }
+
+    pub fn settings_file(&self) -> PathBuf {
+        self.tauritavern().join("settings.json")
+    }
+}
+
+/// One run's directory: `chats/<ws>/runs/<run>/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir(pub PathBuf);
+
+impl RunDir {
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn run_record(&self) -> PathBuf {
+        self.0.join("run.json")
+    }
+
+    pub fn manifest(&self) -> PathBuf {
+        self.0.join("manifest.json")
+    }
+
+    pub fn events(&self) -> PathBuf {
+        self.0.join("events.jsonl")
+    }
+
+    pub fn input(&self) -> PathBuf {
+        self.0.join("input")
+    }
+
+    pub fn invocations(&self) -> PathBuf {
+        self.0.join("invocations")
+    }
+
+    pub fn tasks(&self) -> PathBuf {
+        self.0.join("tasks")
+    }
+
+    pub fn tool_args(&self) -> PathBuf {
+        self.0.join("tool-args")
+    }
+
+    pub fn tool_results(&self) -> PathBuf {
+        self.0.join("tool-results")
+    }
+
+    pub fn agent_results(&self) -> PathBuf {
+        self.0.join("agent-results")
+    }
+
+    pub fn model_responses(&self) -> PathBuf {
+        self.0.join("model-responses")
+    }
+
+    pub fn checkpoints(&self) -> PathBuf {
+        self.0.join("checkpoints")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        let data = DataDir::new("/d");
+        let ws = WorkspaceId::parse("chat_1").unwrap();
+        let run = RunId::parse("run_1").unwrap();
+        assert_eq!(
+            data.run_dir(&ws, &run).events(),
+            PathBuf::from("/d/_tauritavern/agent-workspaces/chats/chat_1/runs/run_1/events.jsonl")
+        );
+        assert_eq!(
+            data.run_index_file(&run),
+            PathBuf::from("/d/_tauritavern/agent-workspaces/index/runs/run_1.json")
+        );
+        assert_eq!(data.group_chats(), PathBuf::from("/d/group chats"));
+    }
+}
