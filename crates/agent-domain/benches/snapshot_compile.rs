@@ -22,7 +22,13 @@ fn inputs() -> (ToolPolicy, BTreeMap<ToolId, McpToolEntry>) {
         .map(BuiltinTool::id)
         .collect();
     let mut mcp = BTreeMap::new();
-    let servers = ["GitHub", "GitHub", "Local files", "a very long server display name indeed", "日本語"];
+    let servers = [
+        "GitHub",
+        "GitHub",
+        "Local files",
+        "a very long server display name indeed",
+        "日本語",
+    ];
     let mut n = 0;
     while allow.len() < TOOLS {
         let server = servers[n % servers.len()];

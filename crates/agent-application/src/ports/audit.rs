@@ -27,10 +27,19 @@ pub enum InputDocument {
 #[async_trait]
 pub trait AuditStore: Send + Sync {
     /// `tool-args/call_<16 hex>.json`, named by SHA-256 of the provider call id.
-    async fn write_tool_args(&self, run: &RunId, call_id: &str, arguments: &Value) -> Result<AuditRef, StoreError>;
+    async fn write_tool_args(
+        &self,
+        run: &RunId,
+        call_id: &str,
+        arguments: &Value,
+    ) -> Result<AuditRef, StoreError>;
 
     /// `tool-results/call_<16 hex>.json`: `{callId, toolId, content, structured, isError, errorCode?, resourceRefs}`.
-    async fn write_tool_result(&self, run: &RunId, result: &AgentToolResult) -> Result<AuditRef, StoreError>;
+    async fn write_tool_result(
+        &self,
+        run: &RunId,
+        result: &AgentToolResult,
+    ) -> Result<AuditRef, StoreError>;
 
     /// `model-responses/round-NNN.json` (root) or `model-responses/<inv>/round-NNN.json`.
     async fn write_model_response(
@@ -41,10 +50,19 @@ pub trait AuditStore: Send + Sync {
         document: &Value,
     ) -> Result<AuditRef, StoreError>;
 
-    async fn read_model_response(&self, run: &RunId, invocation: &InvocationId, round: u32) -> Result<Value, StoreError>;
+    async fn read_model_response(
+        &self,
+        run: &RunId,
+        invocation: &InvocationId,
+        round: u32,
+    ) -> Result<Value, StoreError>;
 
     /// `input/invocations/<snapshot id>/tool_snapshot.json`.
-    async fn write_tool_snapshot(&self, run: &RunId, snapshot: &InvocationToolSnapshot) -> Result<AuditRef, StoreError>;
+    async fn write_tool_snapshot(
+        &self,
+        run: &RunId,
+        snapshot: &InvocationToolSnapshot,
+    ) -> Result<AuditRef, StoreError>;
 
     /// `input/<document>.json` (root) or `input/invocations/<inv>/<document>.json`.
     async fn write_input(

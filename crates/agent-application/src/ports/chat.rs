@@ -50,7 +50,11 @@ pub trait ChatStore: Send + Sync {
     async fn open(&self, chat: &ChatRef) -> Result<ChatInfo, ChatError>;
 
     /// Messages by index range (clamped to the chat).
-    async fn read_messages(&self, chat: &ChatRef, range: Range<usize>) -> Result<Vec<ChatMessage>, ChatError>;
+    async fn read_messages(
+        &self,
+        chat: &ChatRef,
+        range: Range<usize>,
+    ) -> Result<Vec<ChatMessage>, ChatError>;
 }
 
 /// `replace` overwrites this run's message; `append` adds to it. Either creates the message

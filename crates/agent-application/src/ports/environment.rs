@@ -20,7 +20,10 @@ pub trait Digest: Send + Sync {
 
     /// Lower-case hex of the full digest.
     fn sha256_hex(&self, bytes: &[u8]) -> String {
-        self.sha256(bytes).iter().map(|b| format!("{b:02x}")).collect()
+        self.sha256(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 

@@ -54,7 +54,8 @@ pub type EventStream = BoxStream<'static, Result<JournalLine, JournalError>>;
 pub trait EventJournal: Send + Sync {
     async fn append(&self, run: &RunId, draft: EventDraft) -> Result<JournalLine, JournalError>;
 
-    async fn read(&self, run: &RunId, query: &EventQuery) -> Result<Vec<JournalLine>, JournalError>;
+    async fn read(&self, run: &RunId, query: &EventQuery)
+    -> Result<Vec<JournalLine>, JournalError>;
 
     /// Events appended after the call, until the run's terminal event (inclusive).
     async fn subscribe(&self, run: &RunId) -> Result<EventStream, JournalError>;
@@ -72,7 +73,11 @@ pub enum JournalError {
     InvalidQuery { code: &'static str, message: String },
     /// A line other than a torn last line does not parse.
     #[error("journal of run {run} is corrupt at line {line}: {detail}")]
-    Corrupt { run: String, line: u64, detail: String },
+    Corrupt {
+        run: String,
+        line: u64,
+        detail: String,
+    },
     #[error("journal I/O: {0}")]
     Io(String),
 }

@@ -38,7 +38,11 @@ pub trait PersistentStateStore: Send + Sync {
 
     /// Writes the run's `persist/` as a new immutable state and refreshes the chat's
     /// browsable copy. Called only for runs that finish successfully.
-    async fn promote(&self, run: &AgentRun, created_at: &str) -> Result<PromotedState, PersistError>;
+    async fn promote(
+        &self,
+        run: &AgentRun,
+        created_at: &str,
+    ) -> Result<PromotedState, PersistError>;
 }
 
 /// A persistent state could not be read or written.

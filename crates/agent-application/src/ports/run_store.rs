@@ -49,7 +49,11 @@ pub trait RunStore: Send + Sync {
     async fn list_runs(&self, query: &RunListQuery) -> Result<RunPage, StoreError>;
 
     async fn save_invocation(&self, invocation: &AgentInvocation) -> Result<(), StoreError>;
-    async fn load_invocation(&self, run: &RunId, id: &InvocationId) -> Result<AgentInvocation, StoreError>;
+    async fn load_invocation(
+        &self,
+        run: &RunId,
+        id: &InvocationId,
+    ) -> Result<AgentInvocation, StoreError>;
     /// Ordered by creation time, then id.
     async fn list_invocations(&self, run: &RunId) -> Result<Vec<AgentInvocation>, StoreError>;
 

@@ -81,7 +81,11 @@ pub trait WorkspaceStore: Send + Sync {
     /// Creates the run's workspace directories: the five roots and `tool-results/`.
     async fn initialize(&self, run: &RunId) -> Result<(), WorkspaceError>;
 
-    async fn read(&self, run: &RunId, path: &WorkspacePath) -> Result<WorkspaceFile, WorkspaceError>;
+    async fn read(
+        &self,
+        run: &RunId,
+        path: &WorkspacePath,
+    ) -> Result<WorkspaceFile, WorkspaceError>;
 
     /// Replaces (or creates) the file atomically, parents created as needed.
     async fn write(
@@ -93,7 +97,12 @@ pub trait WorkspaceStore: Send + Sync {
     ) -> Result<WriteReceipt, WorkspaceError>;
 
     /// Appends verbatim, creating a missing file.
-    async fn append(&self, run: &RunId, path: &WorkspacePath, text: &str) -> Result<WriteReceipt, WorkspaceError>;
+    async fn append(
+        &self,
+        run: &RunId,
+        path: &WorkspacePath,
+        text: &str,
+    ) -> Result<WriteReceipt, WorkspaceError>;
 
     /// Lists `path` (the workspace root when `None`) to `depth` levels, at most `max_entries`.
     async fn list(
@@ -115,7 +124,11 @@ pub trait WorkspaceStore: Send + Sync {
     ) -> Result<SearchCorpus, WorkspaceError>;
 
     /// Whether `path` is a file, a directory, or absent.
-    async fn kind_of(&self, run: &RunId, path: &WorkspacePath) -> Result<Option<EntryKind>, WorkspaceError>;
+    async fn kind_of(
+        &self,
+        run: &RunId,
+        path: &WorkspacePath,
+    ) -> Result<Option<EntryKind>, WorkspaceError>;
 }
 
 /// A workspace operation failed. The first group is the request's fault and recoverable for
@@ -132,7 +145,10 @@ pub enum WorkspaceError {
     #[error("`{0}` already exists")]
     AlreadyExists(WorkspacePath),
     #[error("`{path}` changed: it is now at version {current:?}")]
-    VersionMismatch { path: WorkspacePath, current: Option<String> },
+    VersionMismatch {
+        path: WorkspacePath,
+        current: Option<String>,
+    },
     #[error("`{0}` is read-only")]
     ReadOnly(WorkspacePath),
     #[error("workspace integrity: {0}")]

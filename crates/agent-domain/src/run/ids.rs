@@ -27,7 +27,9 @@ impl ErrorCode for InvalidId {
 fn is_segment(raw: &str) -> bool {
     !raw.is_empty()
         && raw.len() <= MAX_ID_BYTES
-        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// Lower-case hex of the first eight bytes of a digest: the short stable suffix used for
@@ -165,7 +167,10 @@ mod tests {
         digest[7] = 0x07;
         digest[8] = 0xff;
         assert_eq!(short_hex(&digest), "d400000000000007");
-        assert_eq!(WorkspaceId::from_digest(&digest).as_str(), "chat_d400000000000007");
+        assert_eq!(
+            WorkspaceId::from_digest(&digest).as_str(),
+            "chat_d400000000000007"
+        );
         let run = RunId::from_uuid_hex("ab").unwrap();
         assert_eq!(StateId::of_run(&run).as_str(), "run_ab");
     }

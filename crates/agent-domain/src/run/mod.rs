@@ -7,6 +7,6 @@ pub use ids::{
     InvalidId, InvocationId, MAX_ID_BYTES, RunId, StateId, TaskId, WorkspaceId, short_hex,
 };
 pub use record::{
-    AgentInvocation, AgentRun, AgentTaskRecord, ChatKind, GenerationType,
-    MAX_STABLE_CHAT_ID_BYTES, SkillScopeRefs, StableChatIdError, TaskBudget, parse_stable_chat_id,
+    AgentInvocation, AgentRun, AgentTaskRecord, ChatKind, GenerationType, MAX_STABLE_CHAT_ID_BYTES,
+    SkillScopeRefs, StableChatIdError, TaskBudget, parse_stable_chat_id,
 };

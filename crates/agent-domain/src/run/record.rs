@@ -6,7 +6,8 @@ use serde_json::Value;
 use super::{InvocationId, RunId, StateId, TaskId, WorkspaceId};
 use crate::error::ErrorCode;
 use crate::event::{
-    ChatRef, InvocationKind, InvocationStatus, Presentation, RunStatus, TaskContinuation, TaskStatus,
+    ChatRef, InvocationKind, InvocationStatus, Presentation, RunStatus, TaskContinuation,
+    TaskStatus,
 };
 use crate::tool::ExitPolicy;
 
@@ -198,7 +199,10 @@ mod tests {
     #[test]
     fn stable_chat_ids() {
         assert_eq!(parse_stable_chat_id("  x ").unwrap(), "x");
-        assert_eq!(parse_stable_chat_id(" ").unwrap_err().code(), "agent.stable_chat_id_required");
+        assert_eq!(
+            parse_stable_chat_id(" ").unwrap_err().code(),
+            "agent.stable_chat_id_required"
+        );
         assert_eq!(
             parse_stable_chat_id(&"x".repeat(513)).unwrap_err().code(),
             "agent.invalid_stable_chat_id"

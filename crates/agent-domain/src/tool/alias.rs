@@ -19,7 +19,9 @@ const SERVER_SHARE_BYTES: usize = 20;
 pub fn is_valid_alias(alias: &str) -> bool {
     !alias.is_empty()
         && alias.len() <= MAX_ALIAS_BYTES
-        && alias.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && alias
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// Hands out unique aliases for one snapshot, deterministically in call order.
@@ -118,7 +120,10 @@ mod tests {
     #[test]
     fn examples() {
         let mut a = AliasAllocator::default();
-        assert_eq!(a.allocate_mcp("my server", "issue.create"), "mcp__my_server__issue_create");
+        assert_eq!(
+            a.allocate_mcp("my server", "issue.create"),
+            "mcp__my_server__issue_create"
+        );
         assert_eq!(a.allocate_mcp("界面", "x"), "mcp__server__x");
         assert_eq!(a.allocate_mcp("  ", "..."), "mcp__server__tool");
         assert_eq!(a.allocate_mcp("a--b", "c__d"), "mcp__a--b__c_d");
@@ -140,7 +145,10 @@ mod tests {
         let alias = a.allocate_mcp(server, "create_issue_comment");
         assert!(alias.len() <= MAX_ALIAS_BYTES);
         assert!(alias.ends_with("__create_issue_comment"), "{alias}");
-        assert_eq!(alias, "mcp__an_extremely_long_server_display_name__create_issue_comment");
+        assert_eq!(
+            alias,
+            "mcp__an_extremely_long_server_display_name__create_issue_comment"
+        );
         let again = a.allocate_mcp(server, "create_issue_comment");
         assert!(again.ends_with("__create_issue_comment__2"), "{again}");
         assert!(again.len() <= MAX_ALIAS_BYTES);
@@ -148,7 +156,10 @@ mod tests {
         let long_tool = "t".repeat(100);
         let both_long = a.allocate_mcp(server, &long_tool);
         assert_eq!(both_long.len(), MAX_ALIAS_BYTES);
-        assert!(both_long.starts_with("mcp__an_extremely_long_se__ttt"), "{both_long}");
+        assert!(
+            both_long.starts_with("mcp__an_extremely_long_se__ttt"),
+            "{both_long}"
+        );
     }
 
     #[test]
@@ -177,8 +188,27 @@ mod tests {
     #[test]
     fn ten_thousand_generated_names_yield_valid_unique_aliases() {
         let pieces = [
-            "git", "GitHub", "issue", ".", "_", "-", " ", "创建", "ツール", "😀", "a", "Z9",
-            "long_segment_name_", "::", "/", "é", "\t", "server", "tool", "__", "x-y",
+            "git",
+            "GitHub",
+            "issue",
+            ".",
+            "_",
+            "-",
+            " ",
+            "创建",
+            "ツール",
+            "😀",
+            "a",
+            "Z9",
+            "long_segment_name_",
+            "::",
+            "/",
+            "é",
+            "\t",
+            "server",
+            "tool",
+            "__",
+            "x-y",
         ];
         let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
         let reserved: Vec<String> = crate::tool::BuiltinTool::ALL

@@ -116,7 +116,8 @@ mod tests {
 
     #[test]
     fn duplicate_ids_fail() {
-        let err = ToolCatalog::from_descriptors([descriptor("a.x"), descriptor("builtin:a.x")]).unwrap_err();
+        let err = ToolCatalog::from_descriptors([descriptor("a.x"), descriptor("builtin:a.x")])
+            .unwrap_err();
         assert_eq!(err.code(), "tool.catalog_duplicate_id");
         let ok = ToolCatalog::from_descriptors([descriptor("a.x"), descriptor("a.y")]).unwrap();
         assert_eq!(ok.len(), 2);

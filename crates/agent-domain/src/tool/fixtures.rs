@@ -56,7 +56,11 @@ pub fn compile(
 }
 
 pub fn snapshot(allow: &[&str]) -> InvocationToolSnapshot {
-    compile(&policy(allow), ExitPolicy::RunFinishAllowed, &BTreeMap::new())
-        .unwrap()
-        .snapshot
+    compile(
+        &policy(allow),
+        ExitPolicy::RunFinishAllowed,
+        &BTreeMap::new(),
+    )
+    .unwrap()
+    .snapshot
 }

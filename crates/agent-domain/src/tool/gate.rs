@@ -85,11 +85,11 @@ pub enum GateRejection {
     NotInSnapshot(ToolId),
     #[error("Tool `{0}` may not be called in this turn.")]
     NotInTurn(ToolId),
-    #[error(
-        "You have used all {max} tool calls this task allows. Finish with what you have."
-    )]
+    #[error("You have used all {max} tool calls this task allows. Finish with what you have.")]
     InvocationBudgetExhausted { max: u32 },
-    #[error("You have used all {max} calls of `{alias}` this task allows. Use another tool or finish.")]
+    #[error(
+        "You have used all {max} calls of `{alias}` this task allows. Use another tool or finish."
+    )]
     ToolBudgetExhausted { alias: String, max: u32 },
 }
 
@@ -130,10 +130,16 @@ mod tests {
 
     #[test]
     fn reserves_total_and_per_tool_budgets() {
-        let mut p = policy(&["workspace.read_file", "workspace.write_file", "workspace.finish"]);
+        let mut p = policy(&[
+            "workspace.read_file",
+            "workspace.write_file",
+            "workspace.finish",
+        ]);
         p.max_calls_per_invocation = 3;
         p.max_calls_per_tool = BTreeMap::from([(id("workspace.read_file"), 2)]);
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new()).unwrap().snapshot;
+        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
         let turn = ToolTurnContract::all(&snap, ToolChoice::Auto).unwrap();
         let mut gate = ToolRequestGate::new();
         let read = id("workspace.read_file");
@@ -144,9 +150,15 @@ mod tests {
         assert_eq!(err.class(), ToolErrorClass::Recoverable);
         assert!(err.to_string().contains("workspace_read_file"));
         assert_eq!(gate.calls_of(&read), 2);
-        gate.admit(&snap, &turn, &id("workspace.write_file")).unwrap();
-        let total = gate.admit(&snap, &turn, &id("workspace.finish")).unwrap_err();
-        assert!(matches!(total, GateRejection::InvocationBudgetExhausted { max: 3 }));
+        gate.admit(&snap, &turn, &id("workspace.write_file"))
+            .unwrap();
+        let total = gate
+            .admit(&snap, &turn, &id("workspace.finish"))
+            .unwrap_err();
+        assert!(matches!(
+            total,
+            GateRejection::InvocationBudgetExhausted { max: 3 }
+        ));
         assert_eq!(total.class(), ToolErrorClass::Recoverable);
         assert_eq!(gate.total_calls(), 3);
     }
@@ -156,7 +168,9 @@ mod tests {
         let snap = snapshot(&["workspace.read_file"]);
         let turn = ToolTurnContract::all(&snap, ToolChoice::Auto).unwrap();
         let mut gate = ToolRequestGate::new();
-        let err = gate.admit(&snap, &turn, &id("workspace.write_file")).unwrap_err();
+        let err = gate
+            .admit(&snap, &turn, &id("workspace.write_file"))
+            .unwrap_err();
         assert_eq!(err.code(), "agent.tool_policy_denied");
         assert_eq!(err.class(), ToolErrorClass::PolicyDenied);
         assert_eq!(gate, ToolRequestGate::new());
@@ -168,14 +182,18 @@ mod tests {
         let read = id("workspace.read_file");
         let mut gate = ToolRequestGate::new();
         let none = ToolTurnContract::all(&snap, ToolChoice::None).unwrap();
-        assert_eq!(gate.admit(&snap, &none, &read).unwrap_err().code(), "model.tool_choice_violation");
+        assert_eq!(
+            gate.admit(&snap, &none, &read).unwrap_err().code(),
+            "model.tool_choice_violation"
+        );
         let only_finish =
             ToolTurnContract::all(&snap, ToolChoice::Specific(id("workspace.finish"))).unwrap();
         assert_eq!(
             gate.admit(&snap, &only_finish, &read).unwrap_err().code(),
             "model.tool_choice_violation"
         );
-        gate.admit(&snap, &only_finish, &id("workspace.finish")).unwrap();
+        gate.admit(&snap, &only_finish, &id("workspace.finish"))
+            .unwrap();
         let required = ToolTurnContract::all(&snap, ToolChoice::Required).unwrap();
         gate.admit(&snap, &required, &read).unwrap();
     }
@@ -192,7 +210,9 @@ mod tests {
             1,
         )
         .unwrap();
-        let err = ToolRequestGate::new().admit(&b, &turn, &id("workspace.read_file")).unwrap_err();
+        let err = ToolRequestGate::new()
+            .admit(&b, &turn, &id("workspace.read_file"))
+            .unwrap_err();
         assert_eq!(err.code(), "tool.turn_snapshot_mismatch");
         assert_eq!(err.class(), ToolErrorClass::SystemFailure);
     }
@@ -202,7 +222,8 @@ mod tests {
         let snap = snapshot(&["workspace.read_file"]);
         let turn = ToolTurnContract::all(&snap, ToolChoice::Auto).unwrap();
         let mut gate = ToolRequestGate::new();
-        gate.admit(&snap, &turn, &id("workspace.read_file")).unwrap();
+        gate.admit(&snap, &turn, &id("workspace.read_file"))
+            .unwrap();
         let json = serde_json::to_value(&gate).unwrap();
         assert_eq!(
             json,

@@ -240,11 +240,16 @@ mod tests {
             assert_eq!(err.code(), code, "{raw:?}");
         }
         assert_eq!(
-            ToolId::parse(&format!("mcp/{UUID}:a:b")).unwrap_err().code(),
+            ToolId::parse(&format!("mcp/{UUID}:a:b"))
+                .unwrap_err()
+                .code(),
             "tool.id_invalid"
         );
         let long = "x".repeat(MAX_NATIVE_NAME_BYTES + 1);
-        assert_eq!(ToolId::builtin(&long).unwrap_err().code(), "tool.id_invalid");
+        assert_eq!(
+            ToolId::builtin(&long).unwrap_err().code(),
+            "tool.id_invalid"
+        );
     }
 
     #[test]

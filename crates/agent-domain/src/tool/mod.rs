@@ -30,8 +30,8 @@ pub use result::{
 };
 pub use snapshot::{
     InvocationToolSnapshot, McpToolEntry, SnapshotCompilation, SnapshotDiagnostic, SnapshotError,
-    SnapshotInputs, SnapshotSummary, SnapshotToolSummary, TOOL_SNAPSHOT_SCHEMA_VERSION, ToolBinding,
-    compile_snapshot,
+    SnapshotInputs, SnapshotSummary, SnapshotToolSummary, TOOL_SNAPSHOT_SCHEMA_VERSION,
+    ToolBinding, compile_snapshot,
 };
 pub use turn::{
     AgentModelTool, ToolCallDecodeError, ToolCallDecoder, ToolChoice, ToolTurnContract, TurnError,

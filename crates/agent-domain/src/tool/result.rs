@@ -45,7 +45,11 @@ pub const TOOL_ERROR_HEADING: &str = "## Tool error";
 
 impl AgentToolResult {
     /// A successful result for `invocation`.
-    pub fn success(invocation: &ToolInvocation, content: impl Into<String>, structured: Value) -> Self {
+    pub fn success(
+        invocation: &ToolInvocation,
+        content: impl Into<String>,
+        structured: Value,
+    ) -> Self {
         Self {
             call_id: invocation.call_id.clone(),
             tool_id: invocation.tool_id.clone(),
@@ -80,7 +84,10 @@ impl AgentToolResult {
 
     /// Checks that this result answers exactly `invocation`. A mismatch is a runtime fault,
     /// never something to repair.
-    pub fn validate_identity(&self, invocation: &ToolInvocation) -> Result<(), ToolResultIdentityError> {
+    pub fn validate_identity(
+        &self,
+        invocation: &ToolInvocation,
+    ) -> Result<(), ToolResultIdentityError> {
         if self.call_id == invocation.call_id && self.tool_id == invocation.tool_id {
             Ok(())
         } else {
@@ -153,13 +160,23 @@ mod tests {
 
     #[test]
     fn error_results_are_headed_for_the_model_and_structured_for_audits() {
-        let result = AgentToolResult::error(&invocation(), "workspace.file_not_found", "No file at output/main.md.");
+        let result = AgentToolResult::error(
+            &invocation(),
+            "workspace.file_not_found",
+            "No file at output/main.md.",
+        );
         assert_eq!(
             result.model_content(),
             "## Tool error\n\nNo file at output/main.md."
         );
-        assert_eq!(result.error_code.as_deref(), Some("workspace.file_not_found"));
-        assert_eq!(result.structured["error"]["code"], "workspace.file_not_found");
+        assert_eq!(
+            result.error_code.as_deref(),
+            Some("workspace.file_not_found")
+        );
+        assert_eq!(
+            result.structured["error"]["code"],
+            "workspace.file_not_found"
+        );
         let ok = AgentToolResult::success(&invocation(), "1 | hi", json!({"totalLines": 1}));
         assert_eq!(ok.model_content(), "1 | hi");
     }

@@ -368,10 +368,9 @@ fn with_root_wording(
             "Visible roots: {}; {RUNTIME_RESULTS_ROOT}/ holds earlier tool results and is read-only.",
             RootAccess::describe(&roots.visible)
         ),
-        WorkspaceUse::Writes => format!(
-            "Writable roots: {}.",
-            RootAccess::describe(&roots.writable)
-        ),
+        WorkspaceUse::Writes => {
+            format!("Writable roots: {}.", RootAccess::describe(&roots.writable))
+        }
     };
     descriptor.description = format!("{} {sentence}", descriptor.description);
     descriptor
@@ -379,7 +378,10 @@ fn with_root_wording(
 
 /// Applies a profile's replacement wording to the frozen copy; the catalog's descriptor is
 /// never changed.
-fn with_profile_wording(mut descriptor: ToolDescriptor, wording: &DescriptionOverride) -> ToolDescriptor {
+fn with_profile_wording(
+    mut descriptor: ToolDescriptor,
+    wording: &DescriptionOverride,
+) -> ToolDescriptor {
     if let Some(text) = wording.description.as_deref().map(str::trim) {
         descriptor.description = text.to_owned();
     }
@@ -414,7 +416,9 @@ pub enum SnapshotError {
     DuplicateAlias(String),
     #[error("`{0}` is not a builtin tool")]
     UnknownBuiltin(ToolId),
-    #[error("`{0}` is provided by the runtime to delegated tasks and cannot be allowed by a profile")]
+    #[error(
+        "`{0}` is provided by the runtime to delegated tasks and cannot be allowed by a profile"
+    )]
     RuntimeOnlyToolAllowed(ToolId),
     #[error("tool snapshot schema version {0} is not supported")]
     SchemaUnsupported(u32),
@@ -458,15 +462,29 @@ mod tests {
     }
 
     fn aliases(snapshot: &InvocationToolSnapshot) -> Vec<&str> {
-        snapshot.bindings().iter().map(|b| b.model_alias.as_str()).collect()
+        snapshot
+            .bindings()
+            .iter()
+            .map(|b| b.model_alias.as_str())
+            .collect()
     }
 
     #[test]
     fn allow_order_is_advertisement_order_and_deny_wins() {
-        let mut p = policy(&["workspace.finish", "chat.search", "workspace.read_file", "dice.roll"]);
+        let mut p = policy(&[
+            "workspace.finish",
+            "chat.search",
+            "workspace.read_file",
+            "dice.roll",
+        ]);
         p.deny = vec![id("chat.search"), id("skill.read")];
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new()).unwrap().snapshot;
-        assert_eq!(aliases(&snap), ["workspace_finish", "workspace_read_file", "dice_roll"]);
+        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
+        assert_eq!(
+            aliases(&snap),
+            ["workspace_finish", "workspace_read_file", "dice_roll"]
+        );
         assert!(!snap.contains(&id("chat.search")));
         assert!(!snap.contains(&id("skill.read")));
     }
@@ -482,25 +500,37 @@ mod tests {
             "workspace.commit",
             "workspace.finish",
         ]);
-        let snap = compile(&p, ExitPolicy::TaskReturnRequired, &BTreeMap::new()).unwrap().snapshot;
+        let snap = compile(&p, ExitPolicy::TaskReturnRequired, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
         assert_eq!(aliases(&snap), ["workspace_read_file", "task_return"]);
         assert_eq!(snap.exit_policy(), ExitPolicy::TaskReturnRequired);
-        let root = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new()).unwrap().snapshot;
+        let root = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
         assert!(!root.contains(&BuiltinTool::TaskReturn.id()));
         assert_eq!(root.bindings().len(), 7);
     }
 
     #[test]
     fn task_return_in_a_profile_is_refused() {
-        let err = compile(&policy(&["task.return"]), ExitPolicy::TaskReturnRequired, &BTreeMap::new())
-            .unwrap_err();
+        let err = compile(
+            &policy(&["task.return"]),
+            ExitPolicy::TaskReturnRequired,
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "agent.profile_task_return_runtime_only");
     }
 
     #[test]
     fn unknown_builtins_are_errors() {
-        let err = compile(&policy(&["workspace.shell"]), ExitPolicy::RunFinishAllowed, &BTreeMap::new())
-            .unwrap_err();
+        let err = compile(
+            &policy(&["workspace.shell"]),
+            ExitPolicy::RunFinishAllowed,
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "agent.profile_unknown_tool");
     }
 
@@ -535,8 +565,15 @@ mod tests {
             ),
         ]);
         let out = compile(&p, ExitPolicy::RunFinishAllowed, &entries).unwrap();
-        assert_eq!(aliases(&out.snapshot), ["workspace_read_file", "mcp__Docs__search"]);
-        let codes: Vec<_> = out.diagnostics.iter().map(|d| (d.tool_id.native_name(), d.code.as_str())).collect();
+        assert_eq!(
+            aliases(&out.snapshot),
+            ["workspace_read_file", "mcp__Docs__search"]
+        );
+        let codes: Vec<_> = out
+            .diagnostics
+            .iter()
+            .map(|d| (d.tool_id.native_name(), d.code.as_str()))
+            .collect();
         assert_eq!(
             codes,
             [
@@ -552,13 +589,18 @@ mod tests {
         let mut p = policy(&["workspace.read_file", "workspace.write_file", "chat.search"]);
         p.roots.visible = vec![WorkspaceRoot::Output, WorkspaceRoot::Scratch];
         p.roots.writable = vec![WorkspaceRoot::Scratch];
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new()).unwrap().snapshot;
+        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
         let read = &snap.bindings()[0].descriptor.description;
         assert!(read.ends_with("Visible roots: output/, scratch/; tool-results/ holds earlier tool results and is read-only."), "{read}");
         let write = &snap.bindings()[1].descriptor.description;
         assert!(write.ends_with("Writable roots: scratch/."), "{write}");
         let chat = &snap.bindings()[2].descriptor.description;
-        assert_eq!(chat, &crate::tool::builtin::builtin_descriptor(BuiltinTool::ChatSearch).description);
+        assert_eq!(
+            chat,
+            &crate::tool::builtin::builtin_descriptor(BuiltinTool::ChatSearch).description
+        );
     }
 
     #[test]
@@ -572,10 +614,15 @@ mod tests {
             },
         );
         let catalog = crate::tool::builtin_catalog().unwrap();
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new()).unwrap().snapshot;
+        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
         let d = &snap.bindings()[0].descriptor;
         assert_eq!(d.description, "Read a draft.");
-        assert_eq!(d.input_schema["properties"]["path"]["description"], "Which draft.");
+        assert_eq!(
+            d.input_schema["properties"]["path"]["description"],
+            "Which draft."
+        );
         let original = catalog.get(&id("workspace.read_file")).unwrap();
         assert_ne!(original.description, "Read a draft.");
     }
@@ -585,7 +632,9 @@ mod tests {
         let mut p = policy(&["chat.search", "workspace.finish"]);
         p.max_calls_per_invocation = 12;
         p.max_calls_per_tool = BTreeMap::from([(id("chat.search"), 8)]);
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new()).unwrap().snapshot;
+        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
         assert_eq!(snap.max_calls_per_invocation(), 12);
         assert_eq!(snap.bindings()[0].max_calls, Some(8));
         assert_eq!(snap.bindings()[1].max_calls, None);
@@ -608,23 +657,45 @@ mod tests {
         };
         let cases = [
             (vec![binding("", None)], "tool.snapshot_alias_empty"),
-            (vec![binding("dice.roll", None)], "tool.snapshot_alias_invalid"),
-            (vec![binding("dice_roll", Some(0))], "tool.snapshot_tool_budget_invalid"),
-            (vec![binding("a", None), binding("b", None)], "tool.snapshot_duplicate_id"),
-            (vec![binding("dice_roll", None), other], "tool.snapshot_duplicate_alias"),
+            (
+                vec![binding("dice.roll", None)],
+                "tool.snapshot_alias_invalid",
+            ),
+            (
+                vec![binding("dice_roll", Some(0))],
+                "tool.snapshot_tool_budget_invalid",
+            ),
+            (
+                vec![binding("a", None), binding("b", None)],
+                "tool.snapshot_duplicate_id",
+            ),
+            (
+                vec![binding("dice_roll", None), other],
+                "tool.snapshot_duplicate_alias",
+            ),
         ];
         for (bindings, code) in cases {
-            let err = InvocationToolSnapshot::new("inv".into(), ExitPolicy::RunFinishAllowed, bindings, 1, 1)
-                .unwrap_err();
+            let err = InvocationToolSnapshot::new(
+                "inv".into(),
+                ExitPolicy::RunFinishAllowed,
+                bindings,
+                1,
+                1,
+            )
+            .unwrap_err();
             assert_eq!(err.code(), code);
         }
     }
 
     #[test]
     fn snapshots_round_trip_and_reject_tampering() {
-        let snap = compile(&policy(&["dice.roll"]), ExitPolicy::RunFinishAllowed, &BTreeMap::new())
-            .unwrap()
-            .snapshot;
+        let snap = compile(
+            &policy(&["dice.roll"]),
+            ExitPolicy::RunFinishAllowed,
+            &BTreeMap::new(),
+        )
+        .unwrap()
+        .snapshot;
         let json = serde_json::to_value(&snap).unwrap();
         assert_eq!(json["schemaVersion"], 1);
         let back: InvocationToolSnapshot = serde_json::from_value(json.clone()).unwrap();
@@ -640,9 +711,13 @@ mod tests {
 
     #[test]
     fn summary_is_compact() {
-        let snap = compile(&policy(&["dice.roll"]), ExitPolicy::RunFinishAllowed, &BTreeMap::new())
-            .unwrap()
-            .snapshot;
+        let snap = compile(
+            &policy(&["dice.roll"]),
+            ExitPolicy::RunFinishAllowed,
+            &BTreeMap::new(),
+        )
+        .unwrap()
+        .snapshot;
         assert_eq!(
             serde_json::to_value(snap.summary()).unwrap(),
             json!({

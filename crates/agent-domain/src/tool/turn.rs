@@ -28,7 +28,11 @@ pub struct ToolTurnContract {
 impl ToolTurnContract {
     /// Every tool of the snapshot, in advertisement order, with `choice`.
     pub fn all(snapshot: &InvocationToolSnapshot, choice: ToolChoice) -> Result<Self, TurnError> {
-        let tools: Vec<ToolId> = snapshot.bindings().iter().map(|b| b.tool_id().clone()).collect();
+        let tools: Vec<ToolId> = snapshot
+            .bindings()
+            .iter()
+            .map(|b| b.tool_id().clone())
+            .collect();
         match &choice {
             ToolChoice::Required if tools.is_empty() => return Err(TurnError::RequiredEmpty),
             ToolChoice::Specific(id) if !tools.contains(id) => {
@@ -60,7 +64,10 @@ impl ToolTurnContract {
     }
 
     /// The request-scoped tool list a provider adapter encodes.
-    pub fn model_tools(&self, snapshot: &InvocationToolSnapshot) -> Result<Vec<AgentModelTool>, TurnError> {
+    pub fn model_tools(
+        &self,
+        snapshot: &InvocationToolSnapshot,
+    ) -> Result<Vec<AgentModelTool>, TurnError> {
         if snapshot.id() != self.snapshot_id {
             return Err(TurnError::SnapshotMismatch {
                 turn: self.snapshot_id.clone(),
@@ -129,9 +136,10 @@ impl<'a> ToolCallDecoder<'a> {
                 provider_metadata,
             }),
             None => {
-                let canonical = self.tools.iter().any(|t| {
-                    t.tool_id.native_name() == alias || t.tool_id.to_string() == alias
-                });
+                let canonical = self
+                    .tools
+                    .iter()
+                    .any(|t| t.tool_id.native_name() == alias || t.tool_id.to_string() == alias);
                 Err(if canonical {
                     ToolCallDecodeError::CanonicalNameUsed(alias.to_owned())
                 } else {
@@ -158,7 +166,9 @@ impl<'a> ToolCallDecoder<'a> {
 pub enum ToolCallDecodeError {
     #[error("model called `{0}`, which is not a tool of this request")]
     UnknownAlias(String),
-    #[error("model called `{0}` by its canonical name instead of the alias this request advertised")]
+    #[error(
+        "model called `{0}` by its canonical name instead of the alias this request advertised"
+    )]
     CanonicalNameUsed(String),
     #[error("model called `{alias}` without a tool call id")]
     MissingCallId { alias: String },
@@ -213,7 +223,10 @@ mod tests {
         let snap = snapshot(&["workspace.read_file", "workspace.finish"]);
         let turn = ToolTurnContract::all(&snap, ToolChoice::Auto).unwrap();
         assert_eq!(turn.snapshot_id(), "inv_root");
-        assert_eq!(turn.tools(), [id("workspace.read_file"), id("workspace.finish")]);
+        assert_eq!(
+            turn.tools(),
+            [id("workspace.read_file"), id("workspace.finish")]
+        );
         let tools = turn.model_tools(&snap).unwrap();
         let aliases: Vec<_> = tools.iter().map(|t| t.alias.as_str()).collect();
         assert_eq!(aliases, ["workspace_read_file", "workspace_finish"]);
@@ -231,7 +244,8 @@ mod tests {
             ToolTurnContract::all(&empty, specific).unwrap_err().code(),
             "tool.turn_specific_not_available"
         );
-        let ok = ToolTurnContract::all(&empty, ToolChoice::Specific(id("workspace.finish"))).unwrap();
+        let ok =
+            ToolTurnContract::all(&empty, ToolChoice::Specific(id("workspace.finish"))).unwrap();
         assert_eq!(
             serde_json::to_value(ok.choice()).unwrap(),
             json!({"specific": "builtin:workspace.finish"})
@@ -245,10 +259,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            ToolTurnContract::all(&none, ToolChoice::Required).unwrap_err().code(),
+            ToolTurnContract::all(&none, ToolChoice::Required)
+                .unwrap_err()
+                .code(),
             "tool.turn_required_empty"
         );
-        assert!(ToolTurnContract::all(&none, ToolChoice::Auto).unwrap().tools().is_empty());
+        assert!(
+            ToolTurnContract::all(&none, ToolChoice::Auto)
+                .unwrap()
+                .tools()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -263,7 +284,10 @@ mod tests {
             1,
         )
         .unwrap();
-        assert_eq!(turn.model_tools(&other).unwrap_err().code(), "tool.turn_snapshot_mismatch");
+        assert_eq!(
+            turn.model_tools(&other).unwrap_err().code(),
+            "tool.turn_snapshot_mismatch"
+        );
     }
 
     #[test]
@@ -275,7 +299,12 @@ mod tests {
             .unwrap();
         let decoder = ToolCallDecoder::new(&tools);
         let call = decoder
-            .decode("c1", "workspace_read_file", json!({"path": "output/main.md"}), json!({"sig": 1}))
+            .decode(
+                "c1",
+                "workspace_read_file",
+                json!({"path": "output/main.md"}),
+                json!({"sig": 1}),
+            )
             .unwrap();
         assert_eq!(call.tool_id, id("workspace.read_file"));
         assert_eq!(call.call_id, "c1");
@@ -290,7 +319,9 @@ mod tests {
             ("  ", "workspace_read_file", "model.invalid_tool_call"),
         ];
         for (call_id, alias, code) in cases {
-            let err = decoder.decode(call_id, alias, json!({}), Value::Null).unwrap_err();
+            let err = decoder
+                .decode(call_id, alias, json!({}), Value::Null)
+                .unwrap_err();
             assert_eq!(err.code(), code, "{alias}");
         }
         assert!(matches!(
@@ -314,14 +345,27 @@ mod tests {
         .unwrap()
         .snapshot;
         let root = snapshot(&["workspace.read_file", "workspace.finish"]);
-        let root_tools = ToolTurnContract::all(&root, ToolChoice::Auto).unwrap().model_tools(&root).unwrap();
+        let root_tools = ToolTurnContract::all(&root, ToolChoice::Auto)
+            .unwrap()
+            .model_tools(&root)
+            .unwrap();
         let decoder = ToolCallDecoder::new(&root_tools);
-        assert!(child.alias_of(&crate::tool::BuiltinTool::TaskReturn.id()).is_some());
+        assert!(
+            child
+                .alias_of(&crate::tool::BuiltinTool::TaskReturn.id())
+                .is_some()
+        );
         assert_eq!(
-            decoder.decode("c", "task_return", json!({}), Value::Null).unwrap_err().code(),
+            decoder
+                .decode("c", "task_return", json!({}), Value::Null)
+                .unwrap_err()
+                .code(),
             "model.unknown_tool_call"
         );
-        assert_eq!(decoder.alias_of(&id("workspace.finish")).unwrap(), "workspace_finish");
+        assert_eq!(
+            decoder.alias_of(&id("workspace.finish")).unwrap(),
+            "workspace_finish"
+        );
         assert_eq!(
             decoder.alias_of(&id("task.return")).unwrap_err().code(),
             "model.tool_not_in_request"

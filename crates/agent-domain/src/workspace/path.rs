@@ -66,14 +66,17 @@ impl WorkspacePath {
 
     /// The parent directory, or `None` for a single-segment path.
     pub fn parent(&self) -> Option<WorkspacePath> {
-        self.0.rsplit_once('/').map(|(parent, _)| Self(parent.to_owned()))
+        self.0
+            .rsplit_once('/')
+            .map(|(parent, _)| Self(parent.to_owned()))
     }
 
     /// Whether `self` equals `ancestor` or lies below it (segment-wise, so `output_extra`
     /// is not below `output`).
     pub fn starts_with(&self, ancestor: &WorkspacePath) -> bool {
         self.0 == ancestor.0
-            || (self.0.starts_with(&ancestor.0) && self.0.as_bytes().get(ancestor.0.len()) == Some(&b'/'))
+            || (self.0.starts_with(&ancestor.0)
+                && self.0.as_bytes().get(ancestor.0.len()) == Some(&b'/'))
     }
 
     /// `self/child`, where `child` is itself a valid relative path.
@@ -147,7 +150,11 @@ mod tests {
             ("output", "output"),
         ];
         for (raw, normal) in cases {
-            assert_eq!(WorkspacePath::parse(raw).unwrap().as_str(), normal, "{raw:?}");
+            assert_eq!(
+                WorkspacePath::parse(raw).unwrap().as_str(),
+                normal,
+                "{raw:?}"
+            );
         }
     }
 
@@ -180,9 +187,17 @@ mod tests {
     #[test]
     fn ancestry_is_segment_wise() {
         let root = WorkspacePath::parse("output").unwrap();
-        assert!(WorkspacePath::parse("output/a.md").unwrap().starts_with(&root));
+        assert!(
+            WorkspacePath::parse("output/a.md")
+                .unwrap()
+                .starts_with(&root)
+        );
         assert!(root.starts_with(&root));
-        assert!(!WorkspacePath::parse("output_extra/a.md").unwrap().starts_with(&root));
+        assert!(
+            !WorkspacePath::parse("output_extra/a.md")
+                .unwrap()
+                .starts_with(&root)
+        );
         assert!(!WorkspacePath::parse("outputs").unwrap().starts_with(&root));
     }
 

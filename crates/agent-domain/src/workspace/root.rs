@@ -138,7 +138,10 @@ mod tests {
 
     #[test]
     fn roots_parse_with_or_without_slash() {
-        assert_eq!(WorkspaceRoot::parse("persist/").unwrap(), WorkspaceRoot::Persist);
+        assert_eq!(
+            WorkspaceRoot::parse("persist/").unwrap(),
+            WorkspaceRoot::Persist
+        );
         assert_eq!(WorkspaceRoot::parse("plan").unwrap(), WorkspaceRoot::Plan);
         let err = WorkspaceRoot::parse("input").unwrap_err();
         assert_eq!(err.code(), "agent.invalid_workspace_root");

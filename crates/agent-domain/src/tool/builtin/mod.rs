@@ -105,7 +105,9 @@ impl BuiltinTool {
         if !id.is_builtin() {
             return None;
         }
-        Self::ALL.into_iter().find(|t| t.native_name() == id.native_name())
+        Self::ALL
+            .into_iter()
+            .find(|t| t.native_name() == id.native_name())
     }
 
     /// Tools a return-mode child never sees: chat commit, run finish and delegation control.
@@ -128,7 +130,10 @@ impl BuiltinTool {
 
     /// Tools that end the invocation's tool loop and so must be the last call of a round.
     pub fn ends_invocation(self) -> bool {
-        matches!(self, Self::WorkspaceFinish | Self::AgentHandoff | Self::TaskReturn)
+        matches!(
+            self,
+            Self::WorkspaceFinish | Self::AgentHandoff | Self::TaskReturn
+        )
     }
 
     /// How the tool touches the workspace.

@@ -1,0 +1,160 @@
+//! Payloads of chat-commit and persistent-state events: the host handshakes that put
+//! workspace text into the chat and record the promoted persistent state on the message.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ChatRef, WriteMode};
+use crate::workspace::WorkspacePath;
+
+/// `chat_commit_started`: a commit passed its checks and is being prepared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCommitStartedPayload {
+    pub commit_id: String,
+    pub invocation_id: String,
+    pub call_id: String,
+    pub path: WorkspacePath,
+    pub mode: WriteMode,
+    /// The model's stated reason, if it gave one.
+    pub reason: Option<String>,
+    /// False for commits the runtime published on its own (auto-publish).
+    pub is_explicit: bool,
+}
+
+/// `chat_commit_requested`: the host is asked to write the text into the chat. Carries
+/// everything the host needs, so it never has to read run internals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCommitRequestedPayload {
+    pub commit_id: String,
+    pub invocation_id: String,
+    pub call_id: String,
+    pub run_id: String,
+    pub workspace_id: String,
+    pub stable_chat_id: String,
+    pub chat_ref: ChatRef,
+    pub generation_type: String,
+    pub profile_id: Option<String>,
+    pub persist_base_state_id: Option<String>,
+    pub path: WorkspacePath,
+    pub mode: WriteMode,
+    pub reason: Option<String>,
+    pub chars: u64,
+    pub words: u64,
+    pub sha256: String,
+    pub checkpoint_id: String,
+    pub is_explicit: bool,
+}
+
+/// `chat_commit_completed`: the host confirmed the write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCommitCompletedPayload {
+    pub commit_id: String,
+    pub invocation_id: String,
+    pub call_id: String,
+    pub path: WorkspacePath,
+    pub mode: WriteMode,
+    pub message_id: String,
+    /// `messageId` read as a chat index when it is one.
+    pub message_index: Option<u64>,
+    pub is_explicit: bool,
+}
+
+/// `chat_commit_failed`: the host reported an error; the run ends (partial success if an
+/// earlier commit was confirmed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCommitFailedPayload {
+    pub commit_id: String,
+    pub invocation_id: String,
+    pub call_id: String,
+    pub path: WorkspacePath,
+    pub mode: WriteMode,
+    pub message: String,
+}
+
+/// `chat_commit_recorded`: the run's commit ledger now holds this commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCommitRecordedPayload {
+    pub invocation_id: String,
+    pub commit_count: u32,
+    pub path: WorkspacePath,
+    pub mode: WriteMode,
+    pub message_id: String,
+}
+
+/// How a persistent file differs from the base state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PersistentChangeKind {
+    Added,
+    Modified,
+}
+
+/// One changed persistent file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentChange {
+    pub path: WorkspacePath,
+    pub kind: PersistentChangeKind,
+    pub sha256: String,
+}
+
+/// `persistent_changes_committed`: a new immutable persistent state was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentChangesCommittedPayload {
+    pub state_id: String,
+    pub base_state_id: Option<String>,
+    pub change_count: u32,
+    pub changes: Vec<PersistentChange>,
+}
+
+/// `persistent_changes_commit_failed`: promotion failed; the run ends (partial success if a
+/// commit was confirmed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentChangesCommitFailedPayload {
+    pub message: String,
+}
+
+/// `persistent_state_metadata_update_requested`: the host is asked to record the new
+/// state id on the latest committed chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentStateMetadataUpdateRequestedPayload {
+    pub update_id: String,
+    pub run_id: String,
+    pub workspace_id: String,
+    pub stable_chat_id: String,
+    pub chat_ref: ChatRef,
+    pub generation_type: String,
+    pub profile_id: Option<String>,
+    pub message_id: String,
+    pub state_id: String,
+    pub base_state_id: Option<String>,
+    pub change_count: u32,
+    pub changes: Vec<PersistentChange>,
+}
+
+/// `persistent_state_metadata_updated`: the host recorded the state on the message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentStateMetadataUpdatedPayload {
+    pub update_id: String,
+    pub message_id: String,
+    pub state_id: String,
+}
+
+/// `persistent_state_metadata_update_failed`: the host could not record the state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentStateMetadataUpdateFailedPayload {
+    pub update_id: String,
+    pub message_id: String,
+    pub state_id: String,
+    pub message: String,
+}
