@@ -37,7 +37,11 @@ pub enum Parents {
 /// `root/path`, after checking that no component of `path` below `root` is a symlink and
 /// that every parent is a real directory. The target itself may be missing; if it exists it
 /// must not be a symlink. `root` is trusted (callers build it from the layout).
-pub fn confine(root: &Path, path: &WorkspacePath, parents: Parents) -> Result<PathBuf, ConfineError> {
+pub fn confine(
+    root: &Path,
+    path: &WorkspacePath,
+    parents: Parents,
+) -> Result<PathBuf, ConfineError> {
     let segments: Vec<&str> = path.segments().collect();
     let mut current = root.to_path_buf();
     let mut shown = String::new();
@@ -50,7 +54,9 @@ pub fn confine(root: &Path, path: &WorkspacePath, parents: Parents) -> Result<Pa
         let is_last = i + 1 == segments.len();
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => return Err(ConfineError::Symlink(shown)),
-            Ok(meta) if !is_last && !meta.is_dir() => return Err(ConfineError::NotADirectory(shown)),
+            Ok(meta) if !is_last && !meta.is_dir() => {
+                return Err(ConfineError::NotADirectory(shown));
+            }
             Ok(_) => {}
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 if is_last {

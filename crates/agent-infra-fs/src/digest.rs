@@ -5,7 +5,10 @@ use sha2::{Digest as _, Sha256};
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The raw SHA-256 of `bytes`.
@@ -15,7 +18,10 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 /// `call_<16 hex>`: the audit file stem of a provider tool-call id.
 pub fn audit_stem(call_id: &str) -> String {
-    format!("call_{}", agent_domain::run::short_hex(&sha256(call_id.as_bytes())))
+    format!(
+        "call_{}",
+        agent_domain::run::short_hex(&sha256(call_id.as_bytes()))
+    )
 }
 
 /// The [`Digest`] port over `sha2`.
@@ -46,7 +52,9 @@ mod tests {
     #[test]
     fn workspace_ids_match_the_reference() {
         let id = |kind: ChatKind| {
-            WorkspaceId::from_digest(&sha256(kind.workspace_digest_input("stable-chat").as_bytes()))
+            WorkspaceId::from_digest(&sha256(
+                kind.workspace_digest_input("stable-chat").as_bytes(),
+            ))
         };
         assert_eq!(id(ChatKind::Character).as_str(), "chat_d474bb6f0a9e39a7");
         assert_eq!(id(ChatKind::Group).as_str(), "chat_e3a3589a09f81729");

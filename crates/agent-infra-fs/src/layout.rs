@@ -65,11 +65,17 @@ impl DataDir {
     }
 
     pub fn chat_workspace(&self, workspace: &WorkspaceId) -> PathBuf {
-        self.agent_workspaces().join("chats").join(workspace.as_str())
+        self.agent_workspaces()
+            .join("chats")
+            .join(workspace.as_str())
     }
 
     pub fn run_dir(&self, workspace: &WorkspaceId, run: &RunId) -> RunDir {
-        RunDir(self.chat_workspace(workspace).join("runs").join(run.as_str()))
+        RunDir(
+            self.chat_workspace(workspace)
+                .join("runs")
+                .join(run.as_str()),
+        )
     }
 
     pub fn persistent_states(&self, workspace: &WorkspaceId) -> PathBuf {
@@ -98,7 +104,10 @@ impl DataDir {
     }
 
     pub fn skills_index_file(&self) -> PathBuf {
-        self.tauritavern().join("skills").join("index").join("skills.json")
+        self.tauritavern()
+            .join("skills")
+            .join("index")
+            .join("skills.json")
     }
 
     pub fn skills_staging(&self) -> PathBuf {
