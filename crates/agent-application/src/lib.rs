@@ -5,3 +5,5 @@
 //! directly; adapters implement the ports and the host wires them together.
 
 pub mod ports;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

@@ -1,0 +1,9 @@
+//! In-memory implementations of the ports, for tests of services and tools (and of other
+//! crates, with the `testing` feature). They follow the contracts of the real adapters
+//! closely enough that a service tested against them behaves the same on disk.
+
+mod environment;
+mod workspace;
+
+pub use environment::{FixedClock, SequenceRng, SequentialIds, fake_sha256_hex};
+pub use workspace::MemoryWorkspace;
