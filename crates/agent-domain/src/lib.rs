@@ -9,6 +9,7 @@ pub mod event;
 pub mod model;
 pub mod profile;
 pub mod run;
+pub mod text;
 pub mod tool;
 pub mod workspace;
 

@@ -92,15 +92,18 @@ pub struct ChatCommitRecordedPayload {
 pub enum PersistentChangeKind {
     Added,
     Modified,
+    /// The run removed the file; the new state no longer has it.
+    Deleted,
 }
 
-/// One changed persistent file.
+/// One changed persistent file; `sha256` is the new content (absent for a deletion).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PersistentChange {
     pub path: WorkspacePath,
     pub kind: PersistentChangeKind,
-    pub sha256: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// `persistent_changes_committed`: a new immutable persistent state was written.

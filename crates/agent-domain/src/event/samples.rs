@@ -134,7 +134,7 @@ pub fn change() -> PersistentChange {
     PersistentChange {
         path: path("persist/notes.md"),
         kind: PersistentChangeKind::Added,
-        sha256: "ab".repeat(32),
+        sha256: Some("ab".repeat(32)),
     }
 }
 

@@ -15,6 +15,7 @@ mod fixtures;
 mod gate;
 mod id;
 mod policy;
+mod read_state;
 mod result;
 mod snapshot;
 mod turn;
@@ -25,6 +26,9 @@ pub use descriptor::{CatalogError, ToolCatalog, ToolDescriptor};
 pub use gate::{GateRejection, ToolRequestGate};
 pub use id::{ToolId, ToolIdError, ToolProvider};
 pub use policy::{DescriptionOverride, ExitPolicy, ToolPolicy};
+pub use read_state::{
+    FileReadState, FullReadReason, PatchBasis, ReadStateBook, ReadStateError, check_patch_strings,
+};
 pub use result::{
     AgentToolResult, TOOL_ERROR_HEADING, ToolErrorClass, ToolInvocation, ToolResultIdentityError,
 };

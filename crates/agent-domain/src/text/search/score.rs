@@ -1,0 +1,67 @@
+//! Scoring a text against tokens, and the chat snippet around the first match.
+
+use std::borrow::Cow;
+
+use super::query::Token;
+
+/// Characters a snippet shows of a longer text.
+pub const SNIPPET_CHARS: usize = 200;
+/// Characters of context a snippet keeps before the first match.
+pub const SNIPPET_LEAD_CHARS: usize = 40;
+
+/// How much of the query `haystack` contains, from 0.0 to 1.0: the summed weights of the
+/// tokens found as substrings over the summed weights of all tokens.
+///
+/// The haystack is lowercased when some token contains an ASCII letter (tokens are already
+/// lowercase) or the query is literal. A blank haystack or no tokens score 0.
+pub fn score(tokens: &[Token], haystack: &str) -> f64 {
+    if tokens.is_empty() || haystack.trim().is_empty() {
+        return 0.0;
+    }
+    let hay = comparable(tokens, haystack);
+    let total: usize = tokens.iter().map(Token::weight).sum();
+    let found: usize = tokens
+        .iter()
+        .filter(|token| hay.contains(token.as_str()))
+        .map(Token::weight)
+        .sum();
+    found as f64 / total as f64
+}
+
+/// A short excerpt of a chat message for a search hit: the whole text when it has at most
+/// [`SNIPPET_CHARS`] characters; otherwise that many characters starting
+/// [`SNIPPET_LEAD_CHARS`] before the earliest match of any token, with `...` marking a cut
+/// at either end.
+pub fn chat_snippet(text: &str, tokens: &[Token]) -> String {
+    let total = text.chars().count();
+    if total <= SNIPPET_CHARS {
+        return text.to_owned();
+    }
+    let first = first_match_char(text, tokens).unwrap_or(0).min(total);
+    let start = first.saturating_sub(SNIPPET_LEAD_CHARS);
+    let end = (start + SNIPPET_CHARS).min(total);
+    let body: String = text.chars().skip(start).take(end - start).collect();
+    let prefix = if start > 0 { "..." } else { "" };
+    let suffix = if end < total { "..." } else { "" };
+    format!("{prefix}{body}{suffix}")
+}
+
+/// The haystack as tokens are compared against it.
+fn comparable<'a>(tokens: &[Token], haystack: &'a str) -> Cow<'a, str> {
+    if tokens.iter().any(Token::needs_lowercase_haystack) {
+        Cow::Owned(haystack.to_lowercase())
+    } else {
+        Cow::Borrowed(haystack)
+    }
+}
+
+/// The character index of the earliest token match. Lowercasing rarely changes lengths;
+/// when it does, the index is approximate, which only shifts a snippet slightly.
+fn first_match_char(text: &str, tokens: &[Token]) -> Option<usize> {
+    let hay = comparable(tokens, text);
+    let byte = tokens
+        .iter()
+        .filter_map(|token| hay.find(token.as_str()))
+        .min()?;
+    Some(hay[..byte].chars().count())
+}
