@@ -5,5 +5,6 @@
 //! directly; adapters implement the ports and the host wires them together.
 
 pub mod ports;
+pub mod tools;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
