@@ -11,10 +11,15 @@ pub mod chat;
 pub mod checkpoint;
 pub mod confine;
 pub mod digest;
+pub mod environment;
 pub mod journal;
 pub mod layout;
 pub mod persist;
 pub mod profiles;
+pub mod run_locator;
 pub mod runs;
 pub mod skills;
+pub mod storage;
 pub mod workspace;
+
+pub use storage::FsStorage;

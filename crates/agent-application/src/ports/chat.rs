@@ -111,6 +111,10 @@ pub trait ChatCommitPort: Send + Sync {
 pub enum ChatError {
     #[error("chat not found: {0}")]
     NotFound(String),
+    /// A chat path or name that cannot name a chat file (outside the data directory, `..`,
+    /// a symlink, the wrong shape).
+    #[error("chat path is not usable: {0}")]
+    InvalidPath(String),
     #[error("chat line {line} is not valid: {detail}")]
     InvalidMessage { line: usize, detail: String },
     #[error("chat header is not valid: {0}")]
@@ -127,6 +131,7 @@ impl ErrorCode for ChatError {
     fn code(&self) -> &'static str {
         match self {
             Self::NotFound(_) => "chat.not_found",
+            Self::InvalidPath(_) => "agent.invalid_chat_path",
             Self::InvalidMessage { .. } => "agent.chat_message_invalid_json",
             Self::InvalidHeader(_) => "agent.invalid_chat_integrity",
             Self::NoTarget(_) => "agent.swipe_target_invalid",

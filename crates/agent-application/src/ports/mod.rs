@@ -28,7 +28,9 @@ pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalErro
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
-pub use skill::{SkillFile, SkillIndexEntry, SkillStore};
+pub use skill::{
+    SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillRef, SkillScope, SkillStore,
+};
 pub use store_error::StoreError;
 pub use workspace::{
     EntryKind, ListedEntry, Listing, SearchCorpus, SearchFile, WorkspaceError, WorkspaceFile,

@@ -1,0 +1,264 @@
+//! [`FsAuditStore`]: the create-only audit documents of a run (tool arguments and results,
+//! model responses, frozen inputs, tool snapshots), written as pretty JSON.
+//!
+//! Every document is written once: staged in a temp file and hard-linked into place, so a
+//! second write of the same document fails with `AlreadyExists` and never replaces or
+//! tears the first. See `docs/storage/workspace.md`.
+
+pub(crate) mod documents;
+
+use std::path::{Path, PathBuf};
+
+use agent_application::ports::{AuditRef, AuditStore, InputDocument, StoreError};
+use agent_domain::ErrorCode;
+use agent_domain::run::{InvocationId, RunId};
+use agent_domain::tool::{AgentToolResult, InvocationToolSnapshot};
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::digest::audit_stem;
+use crate::layout::RunDir;
+use crate::run_locator::RunLocator;
+
+/// The `AuditStore` over run directories.
+#[derive(Debug, Clone)]
+pub struct FsAuditStore {
+    locator: RunLocator,
+}
+
+impl FsAuditStore {
+    pub fn new(locator: RunLocator) -> Self {
+        Self { locator }
+    }
+}
+
+/// `tool-args/call_<16 hex>.json`.
+fn tool_args_file(dir: &RunDir, call_id: &str) -> PathBuf {
+    dir.tool_args()
+        .join(format!("{}.json", audit_stem(call_id)))
+}
+
+/// `tool-results/call_<16 hex>.json`.
+fn tool_result_file(dir: &RunDir, call_id: &str) -> PathBuf {
+    dir.tool_results()
+        .join(format!("{}.json", audit_stem(call_id)))
+}
+
+/// `model-responses/round-NNN.json` for the root, `model-responses/<inv>/round-NNN.json`
+/// for other invocations.
+fn model_response_file(dir: &RunDir, invocation: &InvocationId, round: u32) -> PathBuf {
+    let name = format!("round-{round:03}.json");
+    if invocation.is_root() {
+        dir.model_responses().join(name)
+    } else {
+        dir.model_responses().join(invocation.as_str()).join(name)
+    }
+}
+
+/// `input/invocations/<inv>/`.
+fn invocation_input_dir(dir: &RunDir, invocation: &InvocationId) -> PathBuf {
+    dir.input().join("invocations").join(invocation.as_str())
+}
+
+/// `input/<document>.json` for the root, `input/invocations/<inv>/<document>.json` for
+/// other invocations.
+fn input_file(dir: &RunDir, invocation: Option<&InvocationId>, document: InputDocument) -> PathBuf {
+    let name = match document {
+        InputDocument::PromptSnapshot => "prompt_snapshot.json",
+        InputDocument::ResolvedProfile => "resolved_profile.json",
+        InputDocument::ResolvedSkills => "resolved_skills.json",
+        InputDocument::PersistSnapshot => "persist_snapshot.json",
+    };
+    match invocation.filter(|invocation| !invocation.is_root()) {
+        None => dir.input().join(name),
+        Some(invocation) => invocation_input_dir(dir, invocation).join(name),
+    }
+}
+
+/// Writes `value` create-only at `target` and returns its reference.
+fn create(dir: &RunDir, target: &Path, value: &impl Serialize) -> Result<AuditRef, StoreError> {
+    let rel = documents::relative(dir, target)?;
+    documents::create_json(dir.path(), &rel, value)?;
+    Ok(AuditRef(rel.to_string()))
+}
+
+fn read(dir: &RunDir, target: &Path) -> Result<Value, StoreError> {
+    let rel = documents::relative(dir, target)?;
+    documents::read_json(dir.path(), &rel)
+}
+
+#[async_trait]
+impl AuditStore for FsAuditStore {
+    async fn write_tool_args(
+        &self,
+        run: &RunId,
+        call_id: &str,
+        arguments: &Value,
+    ) -> Result<AuditRef, StoreError> {
+        let (call_id, arguments) = (call_id.to_owned(), arguments.clone());
+        self.locator
+            .with_run_dir(run, move |dir| {
+                create(&dir, &tool_args_file(&dir, &call_id), &arguments)
+            })
+            .await
+    }
+
+    async fn write_tool_result(
+        &self,
+        run: &RunId,
+        result: &AgentToolResult,
+    ) -> Result<AuditRef, StoreError> {
+        let result = result.clone();
+        self.locator
+            .with_run_dir(run, move |dir| {
+                create(&dir, &tool_result_file(&dir, &result.call_id), &result)
+            })
+            .await
+    }
+
+    async fn write_model_response(
+        &self,
+        run: &RunId,
+        invocation: &InvocationId,
+        round: u32,
+        document: &Value,
+    ) -> Result<AuditRef, StoreError> {
+        let (invocation, document) = (invocation.clone(), document.clone());
+        self.locator
+            .with_run_dir(run, move |dir| {
+                create(
+                    &dir,
+                    &model_response_file(&dir, &invocation, round),
+                    &document,
+                )
+            })
+            .await
+    }
+
+    async fn read_model_response(
+        &self,
+        run: &RunId,
+        invocation: &InvocationId,
+        round: u32,
+    ) -> Result<Value, StoreError> {
+        let invocation = invocation.clone();
+        self.locator
+            .with_run_dir(run, move |dir| {
+                read(&dir, &model_response_file(&dir, &invocation, round))
+            })
+            .await
+    }
+
+    /// The snapshot id names a folder, so it must be a valid invocation id.
+    async fn write_tool_snapshot(
+        &self,
+        run: &RunId,
+        snapshot: &InvocationToolSnapshot,
+    ) -> Result<AuditRef, StoreError> {
+        let id = InvocationId::parse(snapshot.id()).map_err(|err| StoreError::Invalid {
+            code: err.code(),
+            message: err.to_string(),
+        })?;
+        let snapshot = snapshot.clone();
+        self.locator
+            .with_run_dir(run, move |dir| {
+                let target = invocation_input_dir(&dir, &id).join("tool_snapshot.json");
+                create(&dir, &target, &snapshot)
+            })
+            .await
+    }
+
+    async fn write_input(
+        &self,
+        run: &RunId,
+        invocation: Option<&InvocationId>,
+        document: InputDocument,
+        value: &Value,
+    ) -> Result<AuditRef, StoreError> {
+        let (invocation, value) = (invocation.cloned(), value.clone());
+        self.locator
+            .with_run_dir(run, move |dir| {
+                create(
+                    &dir,
+                    &input_file(&dir, invocation.as_ref(), document),
+                    &value,
+                )
+            })
+            .await
+    }
+
+    async fn read_input(&self, run: &RunId, document: InputDocument) -> Result<Value, StoreError> {
+        self.locator
+            .with_run_dir(run, move |dir| {
+                read(&dir, &input_file(&dir, None, document))
+            })
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(target: PathBuf) -> String {
+        let dir = RunDir(PathBuf::from("/d/run_1"));
+        target
+            .strip_prefix(dir.path())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace('\\', "/")
+    }
+
+    #[test]
+    fn document_paths() {
+        let dir = RunDir(PathBuf::from("/d/run_1"));
+        let root = InvocationId::root();
+        let child = InvocationId::parse("inv_abc").unwrap();
+        assert_eq!(
+            rel(tool_args_file(&dir, "call_1")),
+            "tool-args/call_74196fe72e4cdc13.json"
+        );
+        assert_eq!(
+            rel(tool_result_file(&dir, "call_mcp")),
+            "tool-results/call_fe79da5f09df9787.json"
+        );
+        assert_eq!(
+            rel(model_response_file(&dir, &root, 1)),
+            "model-responses/round-001.json"
+        );
+        assert_eq!(
+            rel(model_response_file(&dir, &child, 12)),
+            "model-responses/inv_abc/round-012.json"
+        );
+        assert_eq!(
+            rel(model_response_file(&dir, &root, 1000)),
+            "model-responses/round-1000.json"
+        );
+        assert_eq!(
+            rel(input_file(&dir, None, InputDocument::PromptSnapshot)),
+            "input/prompt_snapshot.json"
+        );
+        assert_eq!(
+            rel(input_file(
+                &dir,
+                Some(&root),
+                InputDocument::PersistSnapshot
+            )),
+            "input/persist_snapshot.json"
+        );
+        assert_eq!(
+            rel(input_file(
+                &dir,
+                Some(&child),
+                InputDocument::ResolvedSkills
+            )),
+            "input/invocations/inv_abc/resolved_skills.json"
+        );
+        assert_eq!(
+            rel(input_file(&dir, None, InputDocument::ResolvedProfile)),
+            "input/resolved_profile.json"
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! A whole chat file in memory, for writers: every line is kept as the exact bytes read, so a
+//! rewrite changes only the line it means to.
+
+use agent_application::ports::ChatError;
+
+use super::lines::{LineOffsets, ScanError};
+
+/// A chat file split into lines.
+#[derive(Debug)]
+pub(crate) struct ChatDocument {
+    bytes: Vec<u8>,
+    lines: LineOffsets,
+}
+
+impl ChatDocument {
+    pub(crate) fn parse(bytes: Vec<u8>) -> Result<Self, ChatError> {
+        let lines = LineOffsets::scan(bytes.as_slice()).map_err(|err| match err {
+            ScanError::Invalid(err) => err,
+            ScanError::Io(err) => ChatError::Io(err.to_string()),
+        })?;
+        Ok(Self { bytes, lines })
+    }
+
+    pub(crate) fn header(&self) -> &[u8] {
+        self.line(0)
+    }
+
+    pub(crate) fn message_count(&self) -> usize {
+        self.lines.message_count()
+    }
+
+    /// The line of message `index`, if the chat has it.
+    pub(crate) fn message(&self, index: usize) -> Option<&[u8]> {
+        (index < self.message_count()).then(|| self.line(index + 1))
+    }
+
+    /// The file with the header replaced by `header`.
+    pub(crate) fn with_header(&self, header: &[u8]) -> Vec<u8> {
+        self.splice(0, header)
+    }
+
+    /// The file with message `index` (which exists) replaced by `line`.
+    pub(crate) fn with_message(&self, index: usize, line: &[u8]) -> Vec<u8> {
+        self.splice(index + 1, line)
+    }
+
+    /// The file with `line` added as its last message, keeping whether the file ends with a
+    /// newline (SillyTavern writes none).
+    pub(crate) fn with_appended(&self, line: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.bytes.len() + line.len() + 1);
+        out.extend_from_slice(&self.bytes);
+        if self.lines.ends_with_newline() {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        } else {
+            out.push(b'\n');
+            out.extend_from_slice(line);
+        }
+        out
+    }
+
+    fn line(&self, line: usize) -> &[u8] {
+        let span = self.lines.span(line);
+        &self.bytes[span.start as usize..span.end as usize]
+    }
+
+    fn splice(&self, line: usize, with: &[u8]) -> Vec<u8> {
+        let span = self.lines.span(line);
+        let (before, after) = (
+            &self.bytes[..span.start as usize],
+            &self.bytes[span.end as usize..],
+        );
+        [before, with, after].concat()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_touch_only_their_line() {
+        let doc = ChatDocument::parse(b"{\"h\":1}\n{\"a\":1}\n{\"b\":2}".to_vec()).unwrap();
+        assert_eq!(doc.header(), b"{\"h\":1}");
+        assert_eq!(doc.message(1), Some(&b"{\"b\":2}"[..]));
+        assert_eq!(doc.message(2), None);
+        assert_eq!(doc.with_message(0, b"{}"), b"{\"h\":1}\n{}\n{\"b\":2}");
+        assert_eq!(doc.with_header(b"{}"), b"{}\n{\"a\":1}\n{\"b\":2}");
+        assert_eq!(
+            doc.with_appended(b"{}"),
+            b"{\"h\":1}\n{\"a\":1}\n{\"b\":2}\n{}"
+        );
+        let ended = ChatDocument::parse(b"{}\n{\"a\":1}\n".to_vec()).unwrap();
+        assert_eq!(ended.with_appended(b"{}"), b"{}\n{\"a\":1}\n{}\n");
+        assert_eq!(ended.with_message(0, b"[]"), b"{}\n[]\n");
+    }
+}

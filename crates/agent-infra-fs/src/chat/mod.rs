@@ -1,0 +1,58 @@
+//! SillyTavern chats: reading the messages a run may see, and committing its message.
+//!
+//! A chat is a JSONL file: line 1 is a header object, every following line one message
+//! (message index 0 is line 2). Character chats live at `chats/<character>/<file>.jsonl`,
+//! group chats at `group chats/<id>.jsonl`; both use the same format.
+//!
+//! * [`ChatLocator`] maps a `--chat` path to a [`ChatRef`] and back, refusing `..` and
+//!   symlinks.
+//! * [`FsChatStore`] reads: a per-file index of line offsets (rebuilt when the file's length,
+//!   modification time or identity changes) lets it seek straight to the messages asked for.
+//! * [`FsChatCommitter`] writes this run's message. Every write holds the chat's locks (an
+//!   in-process queue and an OS lock on the file), rewrites the file atomically (temp file +
+//!   rename, as SillyTavern does) and changes exactly one line: untouched lines keep their
+//!   bytes, and the changed line keeps its key order and unknown keys.
+//!
+//! [`ChatRef`]: agent_domain::event::ChatRef
+
+mod committer;
+mod document;
+mod edit;
+mod header;
+mod index;
+mod lines;
+mod locator;
+mod lock;
+mod message;
+mod ordered_json;
+mod stamp;
+mod store;
+
+pub use committer::FsChatCommitter;
+pub use locator::ChatLocator;
+pub use store::FsChatStore;
+
+use std::io;
+use std::path::Path;
+
+use agent_application::ports::ChatError;
+
+/// A file-system error on `path`, with "not found" kept distinguishable.
+fn io_error(path: &Path, err: io::Error) -> ChatError {
+    if err.kind() == io::ErrorKind::NotFound {
+        ChatError::NotFound(path.display().to_string())
+    } else {
+        ChatError::Io(format!("{}: {err}", path.display()))
+    }
+}
+
+/// Runs blocking chat I/O on the blocking pool.
+async fn blocking<T, F>(work: F) -> Result<T, ChatError>
+where
+    F: FnOnce() -> Result<T, ChatError> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| ChatError::Io(format!("chat task failed: {err}")))?
+}

@@ -1,0 +1,138 @@
+//! [`FsChatStore`]: the [`ChatStore`] port over SillyTavern chat files.
+
+use std::fs::File;
+use std::ops::Range;
+use std::path::Path;
+
+use agent_application::ports::{ChatError, ChatInfo, ChatMessage, ChatStore};
+use agent_domain::event::ChatRef;
+use async_trait::async_trait;
+
+use super::header::Header;
+use super::index::{IndexCache, LineIndex};
+use super::locator::ChatLocator;
+use super::lock::{ChatLocks, rewrite_chat};
+use super::{blocking, io_error, message};
+use crate::layout::DataDir;
+
+/// Reads chats under a data directory. Cheap to clone; clones share the index cache.
+///
+/// Opening a chat without a stable id (`chat_metadata.integrity`) gives it one, as SillyTavern
+/// does when it saves: a fresh UUID v4 written into the header atomically, every other line
+/// kept byte for byte.
+#[derive(Debug, Clone)]
+pub struct FsChatStore {
+    data: DataDir,
+    indexes: IndexCache,
+    locks: ChatLocks,
+}
+
+impl FsChatStore {
+    pub fn new(data: DataDir) -> Self {
+        Self {
+            data,
+            indexes: IndexCache::default(),
+            locks: ChatLocks::default(),
+        }
+    }
+
+    /// [`ChatStore::open`] without the async wrapper (blocking). Writers in other processes
+    /// are still excluded by the OS lock.
+    pub fn open_blocking(&self, chat: &ChatRef) -> Result<ChatInfo, ChatError> {
+        let path = ChatLocator::path_of(&self.data, chat)?;
+        let index = self.indexes.get(&path, &mut open(&path)?)?;
+        let header = Header::parse(index.header())?;
+        if let Some(id) = header.stable_chat_id()? {
+            return Ok(info(chat, id, index.message_count(), &header));
+        }
+        rewrite_chat(&path, |doc| {
+            let header = Header::parse(doc.header())?;
+            // Someone may have given the chat its id while we waited for the lock.
+            if let Some(id) = header.stable_chat_id()? {
+                return Ok((info(chat, id, doc.message_count(), &header), None));
+            }
+            let id = uuid::Uuid::new_v4().to_string();
+            let result = info(chat, id.clone(), doc.message_count(), &header);
+            let line = header.with_integrity(doc.header(), &id)?;
+            Ok((result, Some(doc.with_header(&line))))
+        })
+    }
+
+    /// [`ChatStore::read_messages`] without the async wrapper (blocking).
+    pub fn read_messages_blocking(
+        &self,
+        chat: &ChatRef,
+        range: Range<usize>,
+    ) -> Result<Vec<ChatMessage>, ChatError> {
+        let path = ChatLocator::path_of(&self.data, chat)?;
+        let mut file = open(&path)?;
+        let index = self.indexes.get(&path, &mut file)?;
+        if let Some(messages) = read_with(&index, &path, &mut file, range.clone())? {
+            return Ok(messages);
+        }
+        // The file changed under the index (it was edited in place): index it again, once.
+        let index = self.indexes.rebuild(&path, &mut file)?;
+        read_with(&index, &path, &mut file, range).and_then(|messages| {
+            messages.ok_or_else(|| {
+                ChatError::Io(format!(
+                    "{}: the chat changed while it was read",
+                    path.display()
+                ))
+            })
+        })
+    }
+}
+
+/// Messages `range` (clamped to the chat) through `index`; `None` if the index is stale.
+fn read_with(
+    index: &LineIndex,
+    path: &Path,
+    file: &mut File,
+    range: Range<usize>,
+) -> Result<Option<Vec<ChatMessage>>, ChatError> {
+    let count = index.message_count();
+    let range = range.start.min(count)..range.end.min(count);
+    if range.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let Some(read) = index.read_messages(path, file, range.clone())? else {
+        return Ok(None);
+    };
+    read.lines()
+        .zip(range)
+        .map(|(line, i)| Ok(message::to_chat_message(i, &message::parse(line, i)?)))
+        .collect::<Result<_, _>>()
+        .map(Some)
+}
+
+#[async_trait]
+impl ChatStore for FsChatStore {
+    async fn open(&self, chat: &ChatRef) -> Result<ChatInfo, ChatError> {
+        let _turn = self.locks.acquire(chat).await;
+        let (store, chat) = (self.clone(), chat.clone());
+        blocking(move || store.open_blocking(&chat)).await
+    }
+
+    async fn read_messages(
+        &self,
+        chat: &ChatRef,
+        range: Range<usize>,
+    ) -> Result<Vec<ChatMessage>, ChatError> {
+        let (store, chat) = (self.clone(), chat.clone());
+        blocking(move || store.read_messages_blocking(&chat, range)).await
+    }
+}
+
+fn open(path: &Path) -> Result<File, ChatError> {
+    File::open(path).map_err(|err| io_error(path, err))
+}
+
+fn info(chat: &ChatRef, stable_chat_id: String, message_count: usize, header: &Header) -> ChatInfo {
+    ChatInfo {
+        chat: chat.clone(),
+        stable_chat_id,
+        message_count,
+        character_name: header.character_name(),
+        user_name: header.user_name(),
+    }
+}

@@ -1,0 +1,220 @@
+//! The event journal of every run: `events.jsonl` in the run's directory, one compact JSON
+//! [`JournalLine`] per line (see `docs/storage/journal.md`).
+//!
+//! * Appending numbers events 1, 2, 3, … without gaps. Within the process a per-run async
+//!   mutex serialises appends; across processes an OS lock on the open file makes a second
+//!   writer fail fast with [`JournalError::Locked`]. The writer keeps the file open, with
+//!   its length and last seq, from its first append until the run's terminal event.
+//! * A torn last line left by a crash is ignored by readers and truncated away by the next
+//!   writer to open the file.
+//! * Reading a page touches only the blocks around it: the line of a seq is found by binary
+//!   search over byte offsets, so the newest page of a million-event journal costs what it
+//!   costs on a small one.
+//! * Followers get new events from an in-process broadcast, and poll the file for events
+//!   appended by other processes.
+
+mod follow;
+mod page;
+mod scan;
+mod writer;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use agent_application::ports::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
+use agent_domain::event::JournalLine;
+use agent_domain::run::{RunId, WorkspaceId};
+use async_trait::async_trait;
+use tokio::sync::broadcast;
+
+use crate::run_locator::{LocateError, RunLocator};
+use follow::Start;
+use writer::{Appended, RunWriter};
+
+use page::page_limit;
+pub use page::{LIMIT_INVALID, belongs_to, read_page};
+
+/// When appends are flushed to stable storage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FsyncPolicy {
+    /// Only terminal events are synced before `append` returns: they are what a restart
+    /// must find. Everything before them survives a process crash (it is in the OS page
+    /// cache), though not necessarily a power loss.
+    #[default]
+    TerminalOnly,
+    /// Every event is synced before `append` returns.
+    EveryEvent,
+}
+
+/// How often a follower looks at the file for events appended by other processes.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Events buffered per follower before it falls back to reading the file.
+const CHANNEL_CAPACITY: usize = 1024;
+
+/// One run's writer, created by the first append and dropped after the terminal event.
+type WriterSlot = Arc<tokio::sync::Mutex<Option<RunWriter>>>;
+
+/// [`EventJournal`] over the run directories a [`RunLocator`] finds.
+#[derive(Debug)]
+pub struct FsEventJournal {
+    locator: RunLocator,
+    fsync: FsyncPolicy,
+    poll_interval: Duration,
+    writers: Mutex<HashMap<RunId, WriterSlot>>,
+    channels: Mutex<HashMap<RunId, broadcast::Sender<Appended>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn join_error(err: tokio::task::JoinError) -> JournalError {
+    JournalError::Io(format!("journal task failed: {err}"))
+}
+
+impl FsEventJournal {
+    /// A journal syncing only terminal events, polling other writers every 250 ms.
+    pub fn new(locator: RunLocator) -> Self {
+        Self {
+            locator,
+            fsync: FsyncPolicy::default(),
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            writers: Mutex::default(),
+            channels: Mutex::default(),
+        }
+    }
+
+    /// Chooses when appends are synced (benchmarks compare the two).
+    pub fn with_fsync_policy(mut self, policy: FsyncPolicy) -> Self {
+        self.fsync = policy;
+        self
+    }
+
+    /// Chooses how often followers poll the file for other processes' appends.
+    pub fn with_poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Tells the journal which workspace a run lives in (through its shared
+    /// [`RunLocator`]); a run not registered is looked up once in the run index.
+    pub fn register_run(&self, run: &RunId, workspace: &WorkspaceId) {
+        self.locator.register(run, workspace);
+    }
+
+    /// The run's events with a seq above `after_seq` (0: all of them), then new events as
+    /// they are appended, by this process or another, until the terminal event. A journal
+    /// that already ends with its terminal event yields what is left and ends.
+    pub async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError> {
+        self.follow_from(run, Start::AfterSeq(after_seq)).await
+    }
+
+    async fn follow_from(&self, run: &RunId, start: Start) -> Result<EventStream, JournalError> {
+        let path = self.events_path(run).await?;
+        let receiver = lock(&self.channels)
+            .entry(run.clone())
+            .or_insert_with(|| broadcast::channel(CHANNEL_CAPACITY).0)
+            .subscribe();
+        follow::follow(path, run.clone(), start, receiver, self.poll_interval).await
+    }
+
+    /// `events.jsonl` of the run, from the registered workspace or the run index.
+    async fn events_path(&self, run: &RunId) -> Result<PathBuf, JournalError> {
+        let locator = self.locator.clone();
+        let id = run.clone();
+        let dir = tokio::task::spawn_blocking(move || locator.run_dir(&id))
+            .await
+            .map_err(join_error)?;
+        match dir {
+            Ok(dir) => Ok(dir.events()),
+            Err(LocateError::UnknownRun(run)) => Err(JournalError::NotFound(run.to_string())),
+            Err(other) => Err(JournalError::Io(other.to_string())),
+        }
+    }
+
+    fn writer_slot(&self, run: &RunId) -> WriterSlot {
+        Arc::clone(lock(&self.writers).entry(run.clone()).or_default())
+    }
+
+    /// Hands an appended line to the run's followers. After the terminal event the channel
+    /// is dropped, which ends every receiver once it has read that event.
+    fn publish(&self, run: &RunId, appended: Appended) {
+        let mut channels = lock(&self.channels);
+        let terminal = appended.line.event.is_terminal();
+        if let Some(sender) = channels.get(run) {
+            // No receiver left is fine: nobody is following.
+            let _ = sender.send(appended);
+        }
+        if terminal {
+            channels.remove(run);
+        }
+    }
+}
+
+/// Appends under the run's lock: opens the writer on first use, and drops it after an
+/// error (the next append recovers from the file) or after the terminal event (releasing
+/// the OS lock).
+fn append_locked(
+    slot: &mut Option<RunWriter>,
+    path: &Path,
+    run: &RunId,
+    draft: EventDraft,
+    sync: bool,
+) -> Result<Appended, JournalError> {
+    let writer = match slot {
+        Some(writer) => writer,
+        None => slot.insert(RunWriter::open(path, run)?),
+    };
+    let result = writer.append(draft, sync);
+    let finished = match &result {
+        Ok(appended) => appended.line.event.is_terminal(),
+        Err(_) => true,
+    };
+    if finished {
+        *slot = None;
+    }
+    result
+}
+
+#[async_trait]
+impl EventJournal for FsEventJournal {
+    async fn append(&self, run: &RunId, draft: EventDraft) -> Result<JournalLine, JournalError> {
+        let path = self.events_path(run).await?;
+        let sync = self.fsync == FsyncPolicy::EveryEvent || draft.event.is_terminal();
+        let guard = self.writer_slot(run).lock_owned().await;
+        let owner = run.clone();
+        let (guard, result) = tokio::task::spawn_blocking(move || {
+            let mut guard = guard;
+            let result = append_locked(&mut guard, &path, &owner, draft, sync);
+            (guard, result)
+        })
+        .await
+        .map_err(join_error)?;
+        let appended = result?;
+        let line = appended.line.clone();
+        // Still holding the run's lock, so followers receive events in seq order.
+        self.publish(run, appended);
+        drop(guard);
+        Ok(line)
+    }
+
+    async fn read(
+        &self,
+        run: &RunId,
+        query: &EventQuery,
+    ) -> Result<Vec<JournalLine>, JournalError> {
+        page_limit(query)?;
+        let path = self.events_path(run).await?;
+        let (run, query) = (run.clone(), query.clone());
+        tokio::task::spawn_blocking(move || read_page(&path, &run, &query))
+            .await
+            .map_err(join_error)?
+    }
+
+    async fn subscribe(&self, run: &RunId) -> Result<EventStream, JournalError> {
+        self.follow_from(run, Start::End).await
+    }
+}

@@ -1,0 +1,133 @@
+//! [`FsRunStore`]: run records, the run index, invocation and task records, run summaries.
+//!
+//! ```text
+//! agent-workspaces/index/runs/<run>.json            the run as `load_run` and listings read it
+//! agent-workspaces/index/run-summaries/<run>.json   summary of a terminal run
+//! agent-workspaces/chats/<ws>/runs/<run>/run.json   the same record beside the run's files
+//!                                      invocations/<inv>.json, tasks/<task>.json
+//! ```
+//!
+//! The index is the lookup table from a run id to its workspace (the record carries
+//! `workspaceId`), so every per-run call starts by reading the run's index entry.
+
+mod listing;
+mod records;
+pub(crate) mod store_io;
+
+use agent_application::ports::{RunListQuery, RunPage, RunStore, StoreError};
+use agent_domain::run::{AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, TaskId};
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::layout::DataDir;
+use crate::run_locator::RunLocator;
+use store_io::blocking;
+
+/// The [`RunStore`] over a data directory. Every write is atomic; creating a run claims its
+/// index entry create-only.
+#[derive(Debug, Clone)]
+pub struct FsRunStore {
+    data: DataDir,
+    locator: RunLocator,
+}
+
+impl FsRunStore {
+    /// A store over the locator's data directory; created runs are registered with the
+    /// locator so the other stores find them without an index read.
+    pub fn new(locator: RunLocator) -> Self {
+        Self {
+            data: locator.data_dir().clone(),
+            locator,
+        }
+    }
+
+    /// Runs `work` against the data directory on the blocking pool.
+    async fn with_data<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&DataDir) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let data = self.data.clone();
+        blocking(move || work(&data), StoreError::Io).await
+    }
+}
+
+#[async_trait]
+impl RunStore for FsRunStore {
+    async fn create_run(&self, run: &AgentRun) -> Result<(), StoreError> {
+        let record = run.clone();
+        self.with_data(move |data| records::create_run(data, &record))
+            .await?;
+        self.locator.register(&run.id, &run.workspace_id);
+        Ok(())
+    }
+
+    async fn save_run(&self, run: &AgentRun) -> Result<(), StoreError> {
+        let run = run.clone();
+        self.with_data(move |data| records::save_run(data, &run))
+            .await
+    }
+
+    async fn load_run(&self, id: &RunId) -> Result<AgentRun, StoreError> {
+        let id = id.clone();
+        self.with_data(move |data| records::load_run(data, &id))
+            .await
+    }
+
+    async fn list_runs(&self, query: &RunListQuery) -> Result<RunPage, StoreError> {
+        let query = query.clone();
+        self.with_data(move |data| listing::list_runs(data, &query))
+            .await
+    }
+
+    async fn save_invocation(&self, invocation: &AgentInvocation) -> Result<(), StoreError> {
+        let invocation = invocation.clone();
+        self.with_data(move |data| records::save_invocation(data, &invocation))
+            .await
+    }
+
+    async fn load_invocation(
+        &self,
+        run: &RunId,
+        id: &InvocationId,
+    ) -> Result<AgentInvocation, StoreError> {
+        let (run, id) = (run.clone(), id.clone());
+        self.with_data(move |data| records::load_invocation(data, &run, &id))
+            .await
+    }
+
+    async fn list_invocations(&self, run: &RunId) -> Result<Vec<AgentInvocation>, StoreError> {
+        let run = run.clone();
+        self.with_data(move |data| records::list_invocations(data, &run))
+            .await
+    }
+
+    async fn save_task(&self, task: &AgentTaskRecord) -> Result<(), StoreError> {
+        let task = task.clone();
+        self.with_data(move |data| records::save_task(data, &task))
+            .await
+    }
+
+    async fn load_task(&self, run: &RunId, id: &TaskId) -> Result<AgentTaskRecord, StoreError> {
+        let (run, id) = (run.clone(), id.clone());
+        self.with_data(move |data| records::load_task(data, &run, &id))
+            .await
+    }
+
+    async fn list_tasks(&self, run: &RunId) -> Result<Vec<AgentTaskRecord>, StoreError> {
+        let run = run.clone();
+        self.with_data(move |data| records::list_tasks(data, &run))
+            .await
+    }
+
+    async fn save_run_summary(&self, run: &RunId, summary: &Value) -> Result<(), StoreError> {
+        let (run, summary) = (run.clone(), summary.clone());
+        self.with_data(move |data| records::save_run_summary(data, &run, &summary))
+            .await
+    }
+
+    async fn load_run_summary(&self, run: &RunId) -> Result<Option<Value>, StoreError> {
+        let run = run.clone();
+        self.with_data(move |data| records::load_run_summary(data, &run))
+            .await
+    }
+}

@@ -1,0 +1,56 @@
+//! [`FsStorage`]: every file-system adapter over one data directory, wired to share one
+//! [`RunLocator`], ready for a host to hand to the runtime.
+
+use std::sync::Arc;
+
+use crate::audit::FsAuditStore;
+use crate::chat::{FsChatCommitter, FsChatStore};
+use crate::checkpoint::FsCheckpointStore;
+use crate::journal::FsEventJournal;
+use crate::layout::DataDir;
+use crate::persist::FsPersistentStateStore;
+use crate::profiles::{FsProfileStore, FsSettingsStore};
+use crate::run_locator::RunLocator;
+use crate::runs::FsRunStore;
+use crate::skills::FsSkillStore;
+use crate::workspace::FsWorkspaceStore;
+
+/// The storage adapters of one data directory.
+#[derive(Debug, Clone)]
+pub struct FsStorage {
+    pub data: DataDir,
+    pub locator: RunLocator,
+    pub runs: Arc<FsRunStore>,
+    pub journal: Arc<FsEventJournal>,
+    pub audit: Arc<FsAuditStore>,
+    pub workspace: Arc<FsWorkspaceStore>,
+    pub checkpoints: Arc<FsCheckpointStore>,
+    pub persist: Arc<FsPersistentStateStore>,
+    pub chats: Arc<FsChatStore>,
+    pub chat_commits: Arc<FsChatCommitter>,
+    pub profiles: Arc<FsProfileStore>,
+    pub settings: Arc<FsSettingsStore>,
+    pub skills: Arc<FsSkillStore>,
+}
+
+impl FsStorage {
+    /// Opens (lazily: nothing is created until written) the data directory at `data`.
+    pub fn open(data: DataDir) -> Self {
+        let locator = RunLocator::new(data.clone());
+        Self {
+            runs: Arc::new(FsRunStore::new(locator.clone())),
+            journal: Arc::new(FsEventJournal::new(locator.clone())),
+            audit: Arc::new(FsAuditStore::new(locator.clone())),
+            workspace: Arc::new(FsWorkspaceStore::new(locator.clone())),
+            checkpoints: Arc::new(FsCheckpointStore::new(locator.clone())),
+            persist: Arc::new(FsPersistentStateStore::new(data.clone())),
+            chats: Arc::new(FsChatStore::new(data.clone())),
+            chat_commits: Arc::new(FsChatCommitter::new(data.clone())),
+            profiles: Arc::new(FsProfileStore::new(data.clone())),
+            settings: Arc::new(FsSettingsStore::new(data.clone())),
+            skills: Arc::new(FsSkillStore::new(data.clone())),
+            locator,
+            data,
+        }
+    }
+}

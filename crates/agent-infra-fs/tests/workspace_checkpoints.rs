@@ -1,0 +1,247 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Checkpoints: numbered, whole-or-nothing byte copies of workspace files.
+
+mod workspace_support;
+
+use std::fs;
+use std::sync::Arc;
+
+use agent_application::ports::{CheckpointStore, StoreError, WorkspaceStore, WriteGuard};
+use agent_domain::ErrorCode;
+use agent_domain::event::CheckpointReason;
+use agent_infra_fs::checkpoint::FsCheckpointStore;
+use agent_infra_fs::digest::sha256_hex;
+use agent_infra_fs::workspace::FsWorkspaceStore;
+use pretty_assertions::assert_eq;
+use workspace_support::{TestRun, test_run, wp};
+
+const AT: &str = "2026-01-01T00:00:00.000Z";
+
+async fn with_files(files: &[(&str, &str)]) -> (TestRun, FsCheckpointStore) {
+    let run = test_run();
+    let workspace = FsWorkspaceStore::new(run.locator.clone());
+    workspace.initialize(&run.run).await.unwrap();
+    for (path, text) in files {
+        workspace
+            .write(&run.run, &wp(path), text, WriteGuard::Unchecked)
+            .await
+            .unwrap();
+    }
+    let store = FsCheckpointStore::new(run.locator.clone());
+    (run, store)
+}
+
+/// Names directly inside `checkpoints/`.
+fn checkpoint_dirs(run: &TestRun) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(run.run_dir.join("checkpoints"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn checkpoints_copy_files_and_number_themselves() {
+    let (run, store) = with_files(&[("output/main.md", "Hello"), ("plan/p.md", "plan")]).await;
+    assert!(store.list(&run.run).await.unwrap().is_empty());
+
+    let first = store
+        .create(
+            &run.run,
+            CheckpointReason::ToolWorkspaceWrite,
+            7,
+            &[wp("output/main.md")],
+            AT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(first.id, "cp_000001");
+    assert_eq!(first.seq, 1);
+    assert_eq!(first.event_seq, 7);
+    assert_eq!(first.files.len(), 1);
+    assert_eq!(first.files[0].sha256, sha256_hex(b"Hello"));
+    assert_eq!(first.files[0].bytes, 5);
+    let dir = run.run_dir.join("checkpoints/cp_000001");
+    assert_eq!(
+        fs::read_to_string(dir.join("output/main.md")).unwrap(),
+        "Hello"
+    );
+
+    let on_disk: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("checkpoint.json")).unwrap()).unwrap();
+    insta::assert_json_snapshot!("checkpoint_record", on_disk, {".createdAt" => "[createdAt]"});
+
+    let second = store
+        .create(
+            &run.run,
+            CheckpointReason::ChatCommit,
+            9,
+            &[wp("plan/p.md"), wp("output/main.md"), wp("plan/p.md")],
+            AT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(second.id, "cp_000002");
+    let paths: Vec<&str> = second.files.iter().map(|file| file.path.as_str()).collect();
+    assert_eq!(paths, ["plan/p.md", "output/main.md"]);
+
+    assert_eq!(store.list(&run.run).await.unwrap(), [first, second]);
+    assert_eq!(checkpoint_dirs(&run), ["cp_000001", "cp_000002"]);
+}
+
+#[tokio::test]
+async fn a_failed_checkpoint_leaves_nothing_behind() {
+    let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
+    fs::create_dir_all(run.run_dir.join("input")).unwrap();
+    fs::write(run.run_dir.join("input/prompt_snapshot.json"), "{}").unwrap();
+    let reason = CheckpointReason::ToolWorkspaceWrite;
+
+    for missing in [
+        "output/gone.md",
+        "output/gone/deeper.md",
+        "input/prompt_snapshot.json",
+    ] {
+        let err = store
+            .create(
+                &run.run,
+                reason,
+                1,
+                &[wp("output/main.md"), wp(missing)],
+                AT,
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::NotFound(_)), "{missing}: {err}");
+    }
+    let err = store
+        .create(&run.run, reason, 1, &[wp("output")], AT)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "workspace.path_is_directory");
+
+    assert!(
+        checkpoint_dirs(&run).is_empty(),
+        "{:?}",
+        checkpoint_dirs(&run)
+    );
+    let next = store
+        .create(&run.run, reason, 2, &[wp("output/main.md")], AT)
+        .await
+        .unwrap();
+    assert_eq!(next.id, "cp_000001");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn links_are_never_copied_or_followed() {
+    use std::os::unix::fs::symlink;
+    let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+    symlink(
+        outside.path().join("secret.txt"),
+        run.run_dir.join("output/link.md"),
+    )
+    .unwrap();
+    let reason = CheckpointReason::ToolWorkspaceWrite;
+
+    let err = store
+        .create(&run.run, reason, 1, &[wp("output/link.md")], AT)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Integrity(_)), "{err}");
+
+    fs::remove_dir(run.run_dir.join("checkpoints")).unwrap();
+    symlink(outside.path(), run.run_dir.join("checkpoints")).unwrap();
+    let err = store
+        .create(&run.run, reason, 1, &[wp("output/main.md")], AT)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Integrity(_)), "{err}");
+    assert!(matches!(
+        store.list(&run.run).await,
+        Err(StoreError::Integrity(_))
+    ));
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 1);
+}
+
+#[tokio::test]
+async fn leftovers_of_an_interrupted_checkpoint_are_ignored() {
+    let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
+    let staging = run.run_dir.join("checkpoints/.cp_000001.tmp-0000");
+    fs::create_dir_all(staging.join("output")).unwrap();
+    fs::write(staging.join("output/main.md"), "half").unwrap();
+    assert!(store.list(&run.run).await.unwrap().is_empty());
+    let record = store
+        .create(
+            &run.run,
+            CheckpointReason::DirectOutputCapture,
+            3,
+            &[wp("output/main.md")],
+            AT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(record.id, "cp_000001");
+    assert_eq!(store.list(&run.run).await.unwrap(), [record]);
+}
+
+#[tokio::test]
+async fn a_damaged_record_is_an_integrity_fault() {
+    let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
+    store
+        .create(
+            &run.run,
+            CheckpointReason::ToolWorkspacePatch,
+            1,
+            &[wp("output/main.md")],
+            AT,
+        )
+        .await
+        .unwrap();
+    fs::write(
+        run.run_dir.join("checkpoints/cp_000001/checkpoint.json"),
+        "{",
+    )
+    .unwrap();
+    assert!(matches!(
+        store.list(&run.run).await,
+        Err(StoreError::Integrity(_))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_checkpoints_of_one_run_get_distinct_numbers() {
+    let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
+    let run_id = Arc::new(run.run.clone());
+    let tasks = (0..10).map(|i| {
+        let (store, run_id) = (store.clone(), run_id.clone());
+        tokio::spawn(async move {
+            store
+                .create(
+                    &run_id,
+                    CheckpointReason::ToolWorkspaceWrite,
+                    i,
+                    &[wp("output/main.md")],
+                    AT,
+                )
+                .await
+        })
+    });
+    let mut seqs: Vec<u64> = futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .map(|task| task.unwrap().unwrap().seq)
+        .collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=10).collect::<Vec<u64>>());
+    let listed: Vec<u64> = store
+        .list(&run.run)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(listed, seqs);
+}
