@@ -2,8 +2,12 @@
 //! crates, with the `testing` feature). They follow the contracts of the real adapters
 //! closely enough that a service tested against them behaves the same on disk.
 
+mod chat;
 mod environment;
+mod skills;
 mod workspace;
 
+pub use chat::MemoryChats;
 pub use environment::{FixedClock, SequenceRng, SequentialIds, fake_sha256_hex};
+pub use skills::MemorySkills;
 pub use workspace::MemoryWorkspace;

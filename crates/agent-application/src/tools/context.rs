@@ -9,6 +9,7 @@ use agent_domain::workspace::RootAccess;
 use serde_json::Value;
 
 use crate::ports::{ChatStore, Rng, SkillStore, WorkspaceStore};
+use crate::skills::ResolvedSkills;
 
 /// The ports builtin tools reach the world through.
 #[derive(Clone)]
@@ -39,8 +40,9 @@ pub struct RunScope {
 /// Which skills an invocation may read, and how much.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillAccess {
-    /// Skill names resolved for this invocation's scopes, after `visible` and `deny`.
-    pub visible: Vec<String>,
+    /// The invocation's scopes, their effective skills, and which of those the profile's
+    /// `skills.visible` / `skills.deny` let it use ([`crate::skills::resolve_skills`]).
+    pub resolved: ResolvedSkills,
     /// Characters one `skill_read` may return.
     pub max_chars_per_call: u64,
     /// Characters all skill reads and search snippets of the invocation may return.

@@ -13,14 +13,18 @@ mod context;
 mod dice;
 mod outcome;
 mod skill;
+#[cfg(test)]
+mod test_support;
 mod workspace;
 mod worldinfo;
 
 use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 
 pub use args::{Args, INVALID_ARGUMENTS};
+pub use chat::{ChatHit, ChatSearchFilter, search_messages};
 pub use context::{InvocationScope, RunScope, SkillAccess, ToolContext, ToolPorts, ToolSession};
 pub use outcome::{ToolEffect, ToolFailure, ToolFault, ToolOutcome};
+pub use workspace::{SearchHit, SearchReport, search_corpus_hits};
 
 /// The result of one builtin call, with the effect the runtime must journal.
 #[derive(Debug, Clone, PartialEq)]

@@ -28,10 +28,6 @@ impl ReadBudget {
     pub const ENTRY_CHARS: usize = 8_000;
     /// Characters one `chat_read_messages` or `worldinfo_read_activated` call may return.
     pub const CALL_CHARS: usize = 20_000;
-    /// Characters one `skill_read` call may return.
-    pub const SKILL_CALL_CHARS: usize = 20_000;
-    /// Characters all skill reads and searches of one run may return.
-    pub const SKILL_RUN_CHARS: usize = 80_000;
 
     /// `workspace_read_file` when the model omitted both `start_line` and `line_count`.
     pub const WORKSPACE_FULL: ReadBudget = ReadBudget::chars(Self::WORKSPACE_FULL_READ_CHARS);
@@ -69,10 +65,10 @@ impl ReadBudget {
         Self::chars(min(Self::ENTRY_CHARS, remaining_in_call))
     }
 
-    /// The budget of one `skill_read` call, given the characters still unused in the run
-    /// (start from [`Self::SKILL_RUN_CHARS`]).
-    pub const fn skill(remaining_in_run: usize) -> Self {
-        Self::chars(min(Self::SKILL_CALL_CHARS, remaining_in_run))
+    /// The budget of one `skill_read` call: the profile's per-call limit, or what is left of
+    /// the invocation's skill budget if that is less.
+    pub const fn skill(per_call: usize, remaining_in_invocation: usize) -> Self {
+        Self::chars(min(per_call, remaining_in_invocation))
     }
 }
 
@@ -108,7 +104,7 @@ mod tests {
         assert_eq!(ReadBudget::chat_message(20_000).max_chars, 8_000);
         assert_eq!(ReadBudget::chat_message(3_000).max_chars, 3_000);
         assert_eq!(ReadBudget::worldinfo_entry(9_000).max_line_chars, 8_000);
-        assert_eq!(ReadBudget::skill(80_000).max_chars, 20_000);
-        assert_eq!(ReadBudget::skill(500).max_chars, 500);
+        assert_eq!(ReadBudget::skill(20_000, 80_000).max_chars, 20_000);
+        assert_eq!(ReadBudget::skill(20_000, 500).max_chars, 500);
     }
 }

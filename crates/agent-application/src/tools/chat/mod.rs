@@ -1,25 +1,21 @@
-//! Chat tools: search and read the run's frozen chat prefix.
+//! Chat tools: search and read the run's frozen chat prefix (spec 000 §7.4). Reference:
+//! `docs/tools/chat.md`.
+//!
+//! Both tools see only the messages `0..input_message_count` frozen when the run started;
+//! a chat that has since lost some of them is a runtime fault
+//! (`agent.input_history_conflict`), a missing chat file a recoverable `chat.not_found`.
+//!
+//! [`batch`] also serves `worldinfo_read_activated`, which reads several texts under the
+//! same per-call budget.
 
-use serde_json::Value;
+pub(super) mod batch;
+#[cfg(test)]
+pub(super) mod harness;
+mod prefix;
+mod rank;
+mod read;
+mod search;
 
-use super::{ToolContext, ToolFailure, ToolFault, ToolOutcome};
-
-fn pending(tool: &str) -> Result<ToolOutcome, ToolFailure> {
-    Err(ToolFailure::Fatal(ToolFault {
-        code: "tool.dispatch_handler_missing",
-        message: format!("{tool} is not available in this build"),
-    }))
-}
-
-pub(super) async fn search(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("chat.search")
-}
-pub(super) async fn read_messages(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("chat.read_messages")
-}
+pub use rank::{ChatHit, ChatSearchFilter, search_messages};
+pub(super) use read::read_messages;
+pub(super) use search::search;

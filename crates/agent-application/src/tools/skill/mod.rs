@@ -1,31 +1,18 @@
-//! Skill tools: list, search and read the skills visible to the invocation.
+//! Skill tools: list, search and read the skills visible to the invocation (spec 000 §7.5).
+//! Guide: `docs/tools/skill.md`.
+//!
+//! The invocation's skills were resolved when it started ([`crate::skills`]); the tools only
+//! look names up in that result, never re-read the profile or re-list the scopes. Reads and
+//! search snippets draw on one per-invocation character budget kept in the session.
 
-use serde_json::Value;
+mod access;
+mod list;
+mod read;
+mod search;
 
-use super::{ToolContext, ToolFailure, ToolFault, ToolOutcome};
+#[cfg(test)]
+mod tests;
 
-fn pending(tool: &str) -> Result<ToolOutcome, ToolFailure> {
-    Err(ToolFailure::Fatal(ToolFault {
-        code: "tool.dispatch_handler_missing",
-        message: format!("{tool} is not available in this build"),
-    }))
-}
-
-pub(super) async fn list(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("skill.list")
-}
-pub(super) async fn search(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("skill.search")
-}
-pub(super) async fn read(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("skill.read")
-}
+pub(super) use list::list;
+pub(super) use read::read;
+pub(super) use search::search;

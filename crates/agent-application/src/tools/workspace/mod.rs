@@ -1,43 +1,28 @@
-//! Workspace tools: list, search, read, write and patch files in the run's workspace.
+//! Workspace tools: list, search, read, write and patch files in the run's workspace
+//! (spec 000 §7.0, §7.2). Reference: `docs/tools/workspace.md`.
+//!
+//! Every tool sees only the invocation's visible roots plus the read-only `tool-results/`,
+//! and writes only below its writable roots. Reads record read-state in the invocation's
+//! session; replace writes and patches must be grounded in it (compare-and-swap on the
+//! file's SHA-256).
 
-use serde_json::Value;
+mod corpus_search;
+mod errors;
+mod list;
+mod patch;
+mod paths;
+mod read;
+mod search;
+mod wording;
+mod write;
 
-use super::{ToolContext, ToolFailure, ToolFault, ToolOutcome};
+#[cfg(test)]
+mod tests;
 
-fn pending(tool: &str) -> Result<ToolOutcome, ToolFailure> {
-    Err(ToolFailure::Fatal(ToolFault {
-        code: "tool.dispatch_handler_missing",
-        message: format!("{tool} is not available in this build"),
-    }))
-}
+pub use corpus_search::{SearchHit, SearchReport, search_corpus_hits};
 
-pub(super) async fn list_files(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("workspace.list_files")
-}
-pub(super) async fn search_files(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("workspace.search_files")
-}
-pub(super) async fn read_file(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("workspace.read_file")
-}
-pub(super) async fn write_file(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("workspace.write_file")
-}
-pub(super) async fn apply_patch(
-    _ctx: &mut ToolContext<'_>,
-    _args: &Value,
-) -> Result<ToolOutcome, ToolFailure> {
-    pending("workspace.apply_patch")
-}
+pub(super) use list::list_files;
+pub(super) use patch::apply_patch;
+pub(super) use read::read_file;
+pub(super) use search::search_files;
+pub(super) use write::write_file;

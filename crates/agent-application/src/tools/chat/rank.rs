@@ -1,0 +1,222 @@
+//! Ranking chat messages against a query: the pure core of `chat_search`, also benched on
+//! its own.
+
+use std::cmp::Ordering;
+
+use agent_domain::text::TextMetrics;
+use agent_domain::text::search::{Query, Token, chat_snippet, score};
+
+use crate::ports::{ChatMessage, ChatRole};
+
+/// Which messages a search considers (the index window is chosen by the caller).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChatSearchFilter {
+    /// Only messages of this role.
+    pub role: Option<ChatRole>,
+}
+
+/// One matching message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatHit {
+    pub index: usize,
+    pub role: ChatRole,
+    /// The share of the query found in the message, from 0 (exclusive) to 1.
+    pub score: f64,
+    /// The message around its first match ([`chat_snippet`]).
+    pub snippet: String,
+    /// Size of the whole message.
+    pub metrics: TextMetrics,
+}
+
+/// The best `limit` messages of `messages` for `query`: highest score first, ties broken by
+/// the higher (newer) index. Messages that do not match at all are left out.
+pub fn search_messages(
+    messages: &[ChatMessage],
+    query: &Query,
+    filter: &ChatSearchFilter,
+    limit: usize,
+) -> Vec<ChatHit> {
+    let mut ranker = HitRanker::new(query, *filter, limit);
+    ranker.offer_all(messages);
+    ranker.finish()
+}
+
+/// A message kept among the best so far; its snippet is made only if it is still kept at
+/// the end.
+struct Candidate {
+    index: usize,
+    role: ChatRole,
+    score: f64,
+    text: String,
+}
+
+/// Keeps the best hits while messages are offered page by page, in any order.
+pub(super) struct HitRanker {
+    tokens: Vec<Token>,
+    filter: ChatSearchFilter,
+    limit: usize,
+    best: Vec<Candidate>,
+    matched: usize,
+}
+
+impl HitRanker {
+    pub fn new(query: &Query, filter: ChatSearchFilter, limit: usize) -> Self {
+        Self {
+            tokens: query.chat_tokens(),
+            filter,
+            limit,
+            best: Vec::with_capacity(limit.saturating_add(1)),
+            matched: 0,
+        }
+    }
+
+    /// Offers `messages` newest first: ties rank the newer message first, so a later tie
+    /// cannot displace a kept hit and most matches are rejected without copying them.
+    pub fn offer_all(&mut self, messages: &[ChatMessage]) {
+        for message in messages.iter().rev() {
+            self.offer(message);
+        }
+    }
+
+    /// Scores one message and keeps it when it ranks among the best so far.
+    fn offer(&mut self, message: &ChatMessage) {
+        if self.filter.role.is_some_and(|role| role != message.role) {
+            return;
+        }
+        let score = score(&self.tokens, &message.text);
+        if score <= 0.0 {
+            return;
+        }
+        self.matched += 1;
+        let at = self
+            .best
+            .partition_point(|kept| rank(kept.score, kept.index, score, message.index).is_lt());
+        if at >= self.limit {
+            return;
+        }
+        let candidate = Candidate {
+            index: message.index,
+            role: message.role,
+            score,
+            text: message.text.clone(),
+        };
+        self.best.insert(at, candidate);
+        self.best.truncate(self.limit);
+    }
+
+    /// How many offered messages matched, kept or not.
+    pub fn matched(&self) -> usize {
+        self.matched
+    }
+
+    /// The best hits, best first.
+    pub fn finish(self) -> Vec<ChatHit> {
+        let tokens = self.tokens;
+        self.best
+            .into_iter()
+            .map(|kept| ChatHit {
+                index: kept.index,
+                role: kept.role,
+                score: kept.score,
+                snippet: chat_snippet(&kept.text, &tokens),
+                metrics: TextMetrics::of(&kept.text),
+            })
+            .collect()
+    }
+}
+
+/// Orders hits best first: higher score, then higher index.
+fn rank(a_score: f64, a_index: usize, b_score: f64, b_index: usize) -> Ordering {
+    b_score
+        .total_cmp(&a_score)
+        .then_with(|| b_index.cmp(&a_index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(index: usize, role: ChatRole, text: &str) -> ChatMessage {
+        ChatMessage {
+            index,
+            role,
+            name: String::new(),
+            text: text.to_owned(),
+            send_date: None,
+            agent: None,
+        }
+    }
+
+    fn ranked(
+        messages: &[ChatMessage],
+        query: &str,
+        filter: ChatSearchFilter,
+        limit: usize,
+    ) -> Vec<(usize, f64)> {
+        let query = Query::parse(query).unwrap();
+        search_messages(messages, &query, &filter, limit)
+            .into_iter()
+            .map(|hit| (hit.index, hit.score))
+            .collect()
+    }
+
+    #[test]
+    fn best_first_ties_newest_first_and_limited() {
+        let messages = [
+            message(0, ChatRole::User, "blue moon"),
+            message(1, ChatRole::Assistant, "blue sky"),
+            message(2, ChatRole::User, "nothing here"),
+            message(3, ChatRole::Assistant, "a blue bird"),
+            message(4, ChatRole::User, "the moon is blue"),
+        ];
+        let all = ranked(&messages, "blue moon", ChatSearchFilter::default(), 10);
+        assert_eq!(all, [(4, 1.0), (0, 1.0), (3, 0.5), (1, 0.5)]);
+        let top = ranked(&messages, "blue moon", ChatSearchFilter::default(), 3);
+        assert_eq!(top, [(4, 1.0), (0, 1.0), (3, 0.5)]);
+        let users = ChatSearchFilter {
+            role: Some(ChatRole::User),
+        };
+        assert_eq!(
+            ranked(&messages, "blue moon", users, 10),
+            [(4, 1.0), (0, 1.0)]
+        );
+    }
+
+    #[test]
+    fn offering_order_does_not_change_the_ranking() {
+        let messages: Vec<ChatMessage> = (0..40)
+            .map(|i| {
+                message(
+                    i,
+                    ChatRole::User,
+                    if i % 3 == 0 { "lantern" } else { "lamp" },
+                )
+            })
+            .collect();
+        let query = Query::parse("lantern lamp").unwrap();
+        let mut backwards = HitRanker::new(&query, ChatSearchFilter::default(), 5);
+        for page in messages.chunks(7).rev() {
+            backwards.offer_all(page);
+        }
+        assert_eq!(backwards.matched(), 40);
+        let forwards = search_messages(&messages, &query, &ChatSearchFilter::default(), 5);
+        assert_eq!(backwards.finish(), forwards);
+    }
+
+    #[test]
+    fn hits_carry_snippet_and_size() {
+        let text = format!("{} the blue lantern {}", "a".repeat(300), "b".repeat(300));
+        let query = Query::parse("lantern").unwrap();
+        let hits = search_messages(
+            &[message(7, ChatRole::System, &text)],
+            &query,
+            &ChatSearchFilter::default(),
+            1,
+        );
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].role, ChatRole::System);
+        assert_eq!(hits[0].metrics.chars, 618);
+        assert!(hits[0].snippet.starts_with("...") && hits[0].snippet.contains("lantern"));
+        assert!(search_messages(&[], &query, &ChatSearchFilter::default(), 0).is_empty());
+    }
+}
