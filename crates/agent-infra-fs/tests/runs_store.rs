@@ -7,7 +7,9 @@ use std::fs;
 use agent_application::ports::{RunCursor, RunListQuery, RunStore, StoreError};
 use agent_domain::ErrorCode;
 use agent_domain::event::{ChatRef, RunStatus};
-use agent_domain::run::{AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, TaskId};
+use agent_domain::run::{
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary, TaskId,
+};
 use agent_infra_fs::layout::DataDir;
 use agent_infra_fs::run_locator::RunLocator;
 use agent_infra_fs::runs::FsRunStore;
@@ -360,8 +362,11 @@ async fn run_summaries_round_trip() {
     let (_dir, _data, store) = store();
     let id = rid("run_a");
     assert_eq!(store.load_run_summary(&id).await.unwrap(), None);
-    let summary = json!({"runId": "run_a", "status": "completed"});
-    store.save_run_summary(&id, &summary).await.unwrap();
-    store.save_run_summary(&id, &summary).await.unwrap();
+    let summary = RunSummary::project(
+        &run("run_a", "one", "2026-01-01T00:00:00.000Z", "completed"),
+        &[],
+    );
+    store.save_run_summary(&summary).await.unwrap();
+    store.save_run_summary(&summary).await.unwrap();
     assert_eq!(store.load_run_summary(&id).await.unwrap(), Some(summary));
 }

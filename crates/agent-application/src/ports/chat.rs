@@ -4,19 +4,11 @@ use std::ops::Range;
 
 use agent_domain::ErrorCode;
 use agent_domain::event::ChatRef;
+pub use agent_domain::run::ChatRole;
 use agent_domain::run::{GenerationType, RunId, StateId};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChatRole {
-    User,
-    Assistant,
-    System,
-}
 
 /// One chat message (index 0 is the first line after the header).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,9 +1,10 @@
 //! Run, invocation and task records, and the run index.
 
 use agent_domain::event::{ChatRef, RunStatus};
-use agent_domain::run::{AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, TaskId};
+use agent_domain::run::{
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary, TaskId,
+};
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::StoreError;
 
@@ -63,6 +64,6 @@ pub trait RunStore: Send + Sync {
     async fn list_tasks(&self, run: &RunId) -> Result<Vec<AgentTaskRecord>, StoreError>;
 
     /// The summary projection of a terminal run (`index/run-summaries/<id>.json`).
-    async fn save_run_summary(&self, run: &RunId, summary: &Value) -> Result<(), StoreError>;
-    async fn load_run_summary(&self, run: &RunId) -> Result<Option<Value>, StoreError>;
+    async fn save_run_summary(&self, summary: &RunSummary) -> Result<(), StoreError>;
+    async fn load_run_summary(&self, run: &RunId) -> Result<Option<RunSummary>, StoreError>;
 }

@@ -18,7 +18,7 @@ mod status;
 mod tool_calls;
 
 #[cfg(test)]
-mod samples;
+pub(crate) mod samples;
 #[cfg(test)]
 mod tests;
 

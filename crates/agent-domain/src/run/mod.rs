@@ -1,12 +1,19 @@
 //! Runs and what they contain: identifiers, run/invocation/task records, chat identity.
 
 mod ids;
+mod input;
 mod record;
+mod summary;
 
 pub use ids::{
     InvalidId, InvocationId, MAX_ID_BYTES, RunId, StateId, TaskId, WorkspaceId, short_hex,
+};
+pub use input::{
+    ChatRole, InputPrefixError, PersistBaseError, PrefixMessage, input_message_count,
+    resolve_persist_base,
 };
 pub use record::{
     AgentInvocation, AgentRun, AgentTaskRecord, ChatKind, GenerationType, MAX_STABLE_CHAT_ID_BYTES,
     SkillScopeRefs, StableChatIdError, TaskBudget, parse_stable_chat_id,
 };
+pub use summary::{RunSummary, SummaryError, TerminalSummary};

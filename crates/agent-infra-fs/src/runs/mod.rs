@@ -15,9 +15,10 @@ mod records;
 pub(crate) mod store_io;
 
 use agent_application::ports::{RunListQuery, RunPage, RunStore, StoreError};
-use agent_domain::run::{AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, TaskId};
+use agent_domain::run::{
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary, TaskId,
+};
 use async_trait::async_trait;
-use serde_json::Value;
 
 use crate::layout::DataDir;
 use crate::run_locator::RunLocator;
@@ -119,13 +120,13 @@ impl RunStore for FsRunStore {
             .await
     }
 
-    async fn save_run_summary(&self, run: &RunId, summary: &Value) -> Result<(), StoreError> {
-        let (run, summary) = (run.clone(), summary.clone());
-        self.with_data(move |data| records::save_run_summary(data, &run, &summary))
+    async fn save_run_summary(&self, summary: &RunSummary) -> Result<(), StoreError> {
+        let summary = summary.clone();
+        self.with_data(move |data| records::save_run_summary(data, &summary))
             .await
     }
 
-    async fn load_run_summary(&self, run: &RunId) -> Result<Option<Value>, StoreError> {
+    async fn load_run_summary(&self, run: &RunId) -> Result<Option<RunSummary>, StoreError> {
         let run = run.clone();
         self.with_data(move |data| records::load_run_summary(data, &run))
             .await

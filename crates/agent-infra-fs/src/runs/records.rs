@@ -7,9 +7,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use agent_application::ports::StoreError;
-use agent_domain::run::{AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, TaskId};
+use agent_domain::run::{
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary, TaskId,
+};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use super::store_io::{integrity, io_error, json_files, read_json, write_json};
 use crate::atomic::{pretty_json, write_atomic, write_create_only};
@@ -171,14 +172,13 @@ pub(crate) fn list_tasks(data: &DataDir, run: &RunId) -> Result<Vec<AgentTaskRec
     Ok(sorted(read_record_dir(&run_dir_of(data, run)?.tasks())?))
 }
 
-pub(crate) fn save_run_summary(
-    data: &DataDir,
-    run: &RunId,
-    summary: &Value,
-) -> Result<(), StoreError> {
-    write_json(&data.run_summary_file(run), summary)
+pub(crate) fn save_run_summary(data: &DataDir, summary: &RunSummary) -> Result<(), StoreError> {
+    write_json(&data.run_summary_file(&summary.run_id), summary)
 }
 
-pub(crate) fn load_run_summary(data: &DataDir, run: &RunId) -> Result<Option<Value>, StoreError> {
+pub(crate) fn load_run_summary(
+    data: &DataDir,
+    run: &RunId,
+) -> Result<Option<RunSummary>, StoreError> {
     read_json(&data.run_summary_file(run))
 }
