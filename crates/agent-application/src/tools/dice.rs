@@ -1,5 +1,5 @@
 //! `dice.roll`: dice notation rolls through the [`Rng`](crate::ports::Rng) port. Reference:
-//! `docs/tools/dice.md`.
+//! `docs/tools.md`.
 
 use serde_json::{Value, json};
 

@@ -1,5 +1,5 @@
 //! Chat tools: search and read the run's frozen chat prefix (spec 000 §7.4). Reference:
-//! `docs/tools/chat.md`.
+//! `docs/tools.md`.
 //!
 //! Both tools see only the messages `0..input_message_count` frozen when the run started;
 //! a chat that has since lost some of them is a runtime fault

@@ -1,5 +1,5 @@
 //! Skill tools: list, search and read the skills visible to the invocation (spec 000 §7.5).
-//! Guide: `docs/tools/skill.md`.
+//! Guide: `docs/tools.md`.
 //!
 //! The invocation's skills were resolved when it started ([`crate::skills`]); the tools only
 //! look names up in that result, never re-read the profile or re-list the scopes. Reads and
