@@ -10,6 +10,7 @@ mod chat;
 mod checkpoint;
 mod environment;
 mod journal;
+mod model;
 mod persist;
 mod profile;
 mod run_store;
@@ -25,6 +26,7 @@ pub use chat::{
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use environment::{Clock, Digest, IdSource, Rng};
 pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
+pub use model::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
