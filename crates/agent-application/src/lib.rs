@@ -5,6 +5,7 @@
 //! directly; adapters implement the ports and the host wires them together.
 
 pub mod ports;
+pub mod runtime;
 pub mod skills;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
