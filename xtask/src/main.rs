@@ -1,5 +1,6 @@
 //! `cargo xtask <command>`: the project's development tasks, starting with the CI gate.
 
+mod bench;
 mod ci;
 mod layering;
 
@@ -10,16 +11,18 @@ use std::process::{Command, ExitCode};
 use anyhow::{Result, bail};
 
 const USAGE: &str = "\
-usage: cargo xtask <command> [--manifest-path <PATH>] [--offline]
+usage: cargo xtask <command> [--manifest-path <PATH>] [--offline] [-- <criterion args>...]
 
 commands:
   ci         fmt check, clippy (-D warnings), layering check, tests; stops at the first failure
   layering   only the layering check (crate dependency rules + source scan of the pure crates)
+  bench      every criterion benchmark with short settings (installs ripgrep if it can), then
+             a table of the medians; arguments after `--` go to criterion (e.g. a filter)
   help       print this message
 
 options:
   --manifest-path <PATH>  the workspace's Cargo.toml (or its directory); default: this workspace
-  --offline               pass --offline to `cargo metadata`
+  --offline               pass --offline to `cargo metadata` (and to `cargo bench`)
 ";
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -27,6 +30,8 @@ struct Options {
     command: Option<String>,
     manifest_path: Option<PathBuf>,
     offline: bool,
+    /// Everything after `--`, for `bench` to pass to criterion.
+    passthrough: Vec<String>,
 }
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
@@ -42,6 +47,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
             options.manifest_path = Some(PathBuf::from(path));
         } else if arg == "--offline" {
             options.offline = true;
+        } else if arg == "--" {
+            options.passthrough.extend(args.by_ref());
         } else if arg == "-h" || arg == "--help" {
             options.command = Some("help".to_owned());
         } else if arg.starts_with('-') {
@@ -51,6 +58,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         } else {
             options.command = Some(arg);
         }
+    }
+    if !options.passthrough.is_empty() && options.command.as_deref() != Some("bench") {
+        bail!("arguments after `--` are only for `bench`");
     }
     Ok(options)
 }
@@ -89,6 +99,7 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci::run(&manifest, options.offline),
         Some("layering") => layering::run(&manifest, options.offline),
+        Some("bench") => bench::run(&manifest, options.offline, &options.passthrough),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
@@ -121,8 +132,12 @@ mod tests {
                 command: Some("layering".to_owned()),
                 manifest_path: Some(PathBuf::from("/x/Cargo.toml")),
                 offline: true,
+                passthrough: Vec::new(),
             }
         );
+        let bench = parse(&["bench", "--", "chat_search", "--sample-size", "10"]).unwrap();
+        assert_eq!(bench.command.as_deref(), Some("bench"));
+        assert_eq!(bench.passthrough, ["chat_search", "--sample-size", "10"]);
         assert_eq!(parse(&[]).unwrap(), Options::default());
         assert_eq!(parse(&["--help"]).unwrap().command.as_deref(), Some("help"));
     }
@@ -132,6 +147,7 @@ mod tests {
         assert!(parse(&["--bogus"]).is_err());
         assert!(parse(&["ci", "extra"]).is_err());
         assert!(parse(&["layering", "--manifest-path"]).is_err());
+        assert!(parse(&["ci", "--", "x"]).is_err());
     }
 
     #[test]

@@ -11,9 +11,7 @@
 use std::fs::{self, File};
 use std::hint::black_box;
 use std::io::{BufWriter, Write};
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use agent_application::ports::ChatMessage;
 use agent_application::tools::{ChatSearchFilter, search_messages};
@@ -21,13 +19,16 @@ use agent_domain::event::ChatRef;
 use agent_domain::text::search::Query;
 use agent_infra_fs::chat::FsChatStore;
 use agent_infra_fs::layout::DataDir;
+#[path = "support/ripgrep.rs"]
+mod ripgrep;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use ripgrep::{RG_RUNS, ripgrep_median};
 use serde_json::json;
 
 const MESSAGES: usize = 100_000;
 /// The page size `chat_search` reads with.
 const PAGE: usize = 1_000;
-const RG_RUNS: usize = 7;
 
 /// Queries of different shapes: a common word, a partial word, two words, CJK without
 /// spaces, kana, punctuation, and a word found nowhere.
@@ -126,34 +127,6 @@ fn read_pages(store: &FsChatStore, chat: &ChatRef) -> Vec<ChatMessage> {
     pages.into_iter().rev().flatten().collect()
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
-/// Median wall time of `rg -c <query> <file>`, or `None` without ripgrep.
-fn ripgrep_median(query: &str, file: &Path) -> Option<(Duration, String)> {
-    let mut times = Vec::new();
-    let mut count = String::new();
-    for _ in 0..RG_RUNS {
-        let started = Instant::now();
-        let output = Command::new("rg")
-            .arg("-c")
-            .arg("--")
-            .arg(query)
-            .arg(file)
-            .output()
-            .ok()?;
-        times.push(started.elapsed());
-        // `rg -c` prints nothing when no line matches.
-        count = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-        if count.is_empty() {
-            count = "0".to_owned();
-        }
-    }
-    Some((median(times), count))
-}
-
 fn chat_search(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let data = DataDir::new(dir.path());
@@ -175,11 +148,13 @@ fn chat_search(c: &mut Criterion) {
         let parsed = Query::parse(query).unwrap();
         let hits = search_messages(&messages, &parsed, &filter, 20);
         let best = hits.first().map_or(0.0, |hit| hit.score);
-        match ripgrep_median(query, &file) {
-            Some((time, count)) => eprintln!(
+        match ripgrep_median(query, std::slice::from_ref(&file)) {
+            Some(rg) => eprintln!(
                 "chat_search: `{query}`: {} hits kept, best score {best:.3}; \
-                 rg -c median of {RG_RUNS}: {time:?} ({count} matching lines)",
-                hits.len()
+                 rg -c median of {RG_RUNS}: {:?} ({} matching lines)",
+                hits.len(),
+                rg.median,
+                rg.matching_lines
             ),
             None => eprintln!("chat_search: `{query}`: rg not found, reference skipped"),
         }
