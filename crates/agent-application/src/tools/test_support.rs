@@ -3,6 +3,7 @@
 //! [`execute_builtin`] exactly as the runtime makes them.
 
 use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use agent_domain::event::ChatRef;
@@ -106,5 +107,31 @@ impl ToolHarness {
             execution.result.validate_identity(&invocation).unwrap();
         }
         execution
+    }
+}
+
+/// A [`ToolHarness`] plus the in-memory store a group of tools is tested against; each tool
+/// group adds its own helpers in an `impl WithStore<ItsStore>` block.
+pub(crate) struct WithStore<S> {
+    inner: ToolHarness,
+    pub store: Arc<S>,
+}
+
+impl<S> WithStore<S> {
+    pub fn wrap(inner: ToolHarness, store: Arc<S>) -> Self {
+        Self { inner, store }
+    }
+}
+
+impl<S> Deref for WithStore<S> {
+    type Target = ToolHarness;
+    fn deref(&self) -> &ToolHarness {
+        &self.inner
+    }
+}
+
+impl<S> DerefMut for WithStore<S> {
+    fn deref_mut(&mut self) -> &mut ToolHarness {
+        &mut self.inner
     }
 }

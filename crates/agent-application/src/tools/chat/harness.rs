@@ -1,7 +1,6 @@
 //! A test harness for the chat, world-info and dice tools: a run over an in-memory chat,
 //! called end to end through [`execute_builtin`].
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use agent_domain::tool::{AgentToolResult, BuiltinTool};
@@ -11,26 +10,10 @@ use serde_json::Value;
 use crate::ports::ChatRole;
 use crate::testing::{MemoryChats, SequenceRng};
 use crate::tools::ToolFault;
-use crate::tools::test_support::{ToolHarness, memory_ports};
+use crate::tools::test_support::{ToolHarness, WithStore, memory_ports};
 
 /// One run with one invocation, over an in-memory chat.
-pub(crate) struct Harness {
-    inner: ToolHarness,
-    pub chats: Arc<MemoryChats>,
-}
-
-impl Deref for Harness {
-    type Target = ToolHarness;
-    fn deref(&self) -> &ToolHarness {
-        &self.inner
-    }
-}
-
-impl DerefMut for Harness {
-    fn deref_mut(&mut self) -> &mut ToolHarness {
-        &mut self.inner
-    }
-}
+pub(crate) type Harness = WithStore<MemoryChats>;
 
 impl Harness {
     /// A run over an empty chat whose whole history is the input prefix (grow it with
@@ -42,7 +25,7 @@ impl Harness {
         ports.rng = Arc::new(SequenceRng::new(rolls));
         let inner = ToolHarness::new(RootAccess::full(), ports);
         chats.put(&inner.run.chat, Vec::new());
-        Self { inner, chats }
+        Self::wrap(inner, chats)
     }
     /// Appends a message to the chat and to the input prefix; returns its index.
     pub fn say(&mut self, role: ChatRole, text: &str) -> usize {
@@ -51,8 +34,8 @@ impl Harness {
             ChatRole::Assistant => "Seraphina",
             ChatRole::System => "System",
         };
-        let index = self.chats.push(&self.inner.run.chat, role, name, text);
-        self.inner.run.input_message_count = index + 1;
+        let index = self.store.push(&self.run.chat, role, name, text);
+        self.run.input_message_count = index + 1;
         index
     }
 
@@ -62,8 +45,7 @@ impl Harness {
         tool: BuiltinTool,
         args: Value,
     ) -> Result<AgentToolResult, ToolFault> {
-        self.inner
-            .call(tool, args)
+        ToolHarness::call(self, tool, args)
             .await
             .map(|execution| execution.result)
     }

@@ -147,7 +147,7 @@ async fn the_call_budget_leaves_later_messages_for_another_call() {
     assert_eq!(result.structured["notRead"], json!(["3"]));
     assert_eq!(result.structured["messages"].as_array().unwrap().len(), 3);
     // Message 3 was never fetched from the chat.
-    assert!(!h.chats.reads().contains(&(3..4)));
+    assert!(!h.store.reads().contains(&(3..4)));
 }
 
 #[tokio::test]
@@ -156,7 +156,7 @@ async fn indexes_outside_the_frozen_prefix_do_not_exist() {
     h.say(User, "a");
     h.say(User, "b");
     let chat = h.run.chat.clone();
-    h.chats.push(
+    h.store.push(
         &chat,
         Assistant,
         "Seraphina",

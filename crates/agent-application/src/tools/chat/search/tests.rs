@@ -192,7 +192,7 @@ async fn role_and_index_window_filter_the_scan() {
 async fn only_the_frozen_prefix_is_searched() {
     let mut h = chat_of(&["old star"]);
     let chat = h.run.chat.clone();
-    h.chats.push(&chat, Assistant, "Seraphina", "new star");
+    h.store.push(&chat, Assistant, "Seraphina", "new star");
     let result = h.call(ChatSearch, json!({"query": "star"})).await;
     assert_eq!(result.structured["matched"], 1);
     assert_eq!(result.structured["hits"][0]["index"], 0);
@@ -212,10 +212,10 @@ async fn long_chats_are_read_in_pages_newest_first() {
             agent: None,
         })
         .collect();
-    h.chats.put(&chat, messages);
+    h.store.put(&chat, messages);
     h.run.input_message_count = 2_500;
     let result = h.call(ChatSearch, json!({"query": "1234"})).await;
-    assert_eq!(h.chats.reads(), [1_500..2_500, 500..1_500, 0..500]);
+    assert_eq!(h.store.reads(), [1_500..2_500, 500..1_500, 0..500]);
     assert_eq!(result.structured["scanned"], 2_500);
     assert_eq!(result.structured["hits"][0]["index"], 1_234);
     let _ = h
@@ -224,7 +224,7 @@ async fn long_chats_are_read_in_pages_newest_first() {
             json!({"query": "line", "start_message": 100, "scan_limit": 1_200}),
         )
         .await;
-    assert_eq!(&h.chats.reads()[3..], [1_500..2_500, 1_300..1_500]);
+    assert_eq!(&h.store.reads()[3..], [1_500..2_500, 1_300..1_500]);
 }
 
 #[tokio::test]

@@ -6,7 +6,6 @@ mod list;
 mod read;
 mod search;
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use agent_domain::profile::SkillsPolicy;
@@ -18,7 +17,7 @@ use crate::ports::{SkillRef, SkillScope};
 use crate::skills::resolve_skills;
 use crate::testing::MemorySkills;
 use crate::tools::ToolFault;
-use crate::tools::test_support::{ToolHarness, memory_ports};
+use crate::tools::test_support::{ToolHarness, WithStore, memory_ports};
 
 pub(super) const STYLE: &str = "Use short lines.\nRhyme sparingly.\nEnd on an image.\n";
 
@@ -74,23 +73,7 @@ pub(super) fn policy(visible: &[&str], deny: &[&str]) -> SkillsPolicy {
 }
 
 /// One invocation over the global, profile and character scopes.
-pub(super) struct Harness {
-    inner: ToolHarness,
-    pub skills: Arc<MemorySkills>,
-}
-
-impl Deref for Harness {
-    type Target = ToolHarness;
-    fn deref(&self) -> &ToolHarness {
-        &self.inner
-    }
-}
-
-impl DerefMut for Harness {
-    fn deref_mut(&mut self) -> &mut ToolHarness {
-        &mut self.inner
-    }
-}
+pub(super) type Harness = WithStore<MemorySkills>;
 
 impl Harness {
     /// Every skill visible, default budgets.
@@ -108,13 +91,13 @@ impl Harness {
         inner.invocation.skills.resolved = resolved;
         inner.invocation.skills.max_chars_per_call = u64::from(policy.max_read_chars_per_call);
         inner.invocation.skills.max_chars_per_invocation = u64::from(policy.max_read_chars_per_run);
-        Self { inner, skills }
+        Self::wrap(inner, skills)
     }
 
     /// Sets the budgets: characters per call and per invocation.
     pub fn budgets(mut self, per_call: u64, per_invocation: u64) -> Self {
-        self.inner.invocation.skills.max_chars_per_call = per_call;
-        self.inner.invocation.skills.max_chars_per_invocation = per_invocation;
+        self.invocation.skills.max_chars_per_call = per_call;
+        self.invocation.skills.max_chars_per_invocation = per_invocation;
         self
     }
 
@@ -124,8 +107,7 @@ impl Harness {
         tool: BuiltinTool,
         args: Value,
     ) -> Result<AgentToolResult, ToolFault> {
-        self.inner
-            .call(tool, args)
+        ToolHarness::call(self, tool, args)
             .await
             .map(|execution| execution.result)
     }
@@ -146,6 +128,6 @@ impl Harness {
 
     /// Characters charged so far.
     pub fn used(&self) -> u64 {
-        self.inner.session.skill_chars_used
+        self.session.skill_chars_used
     }
 }

@@ -239,7 +239,7 @@ async fn file_errors_are_recoverable() {
 #[tokio::test]
 async fn store_io_faults_end_the_run() {
     let mut h = Harness::new().await;
-    h.skills.fail_with(StoreError::Io("disk gone".into()));
+    h.store.fail_with(StoreError::Io("disk gone".into()));
     let fault = h
         .try_call(SkillRead, json!({"name": "poetry"}))
         .await
@@ -250,7 +250,7 @@ async fn store_io_faults_end_the_run() {
 #[tokio::test]
 async fn a_skill_gone_since_resolution_is_not_found() {
     let mut h = Harness::new().await;
-    h.skills
+    h.store
         .fail_with(StoreError::NotFound("skill poetry (profile writer)".into()));
     let (code, message) = h.error(SkillRead, json!({"name": "poetry"})).await;
     assert_eq!(code, "skill.not_found");

@@ -10,7 +10,6 @@ mod read_state;
 mod search;
 mod write;
 
-use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex};
 
 use agent_domain::run::RunId;
@@ -25,7 +24,7 @@ use crate::ports::{
 };
 use crate::testing::MemoryWorkspace;
 use crate::tools::ToolEffect;
-use crate::tools::test_support::{ToolHarness, memory_ports};
+use crate::tools::test_support::{ToolHarness, WithStore, memory_ports};
 
 pub(super) use BuiltinTool::{
     WorkspaceApplyPatch as PATCH, WorkspaceListFiles as LIST, WorkspaceReadFile as READ,
@@ -33,23 +32,7 @@ pub(super) use BuiltinTool::{
 };
 
 /// One invocation of the default writer over an in-memory workspace.
-pub(super) struct Harness {
-    inner: ToolHarness,
-    pub memory: Arc<MemoryWorkspace>,
-}
-
-impl Deref for Harness {
-    type Target = ToolHarness;
-    fn deref(&self) -> &ToolHarness {
-        &self.inner
-    }
-}
-
-impl DerefMut for Harness {
-    fn deref_mut(&mut self) -> &mut ToolHarness {
-        &mut self.inner
-    }
-}
+pub(super) type Harness = WithStore<MemoryWorkspace>;
 
 impl Harness {
     /// Every root visible and writable.
@@ -80,18 +63,18 @@ impl Harness {
         ports.workspace = workspace;
         let inner = ToolHarness::new(roots, ports);
         memory.initialize(&inner.run.run_id).await.unwrap();
-        Self { inner, memory }
+        Self::wrap(inner, memory)
     }
 
     /// Places a file as if another writer had.
     pub fn put(&self, path: &str, bytes: impl Into<Vec<u8>>) {
-        self.memory.put(&self.inner.run.run_id, path, bytes);
+        self.store.put(&self.run.run_id, path, bytes);
     }
 
     /// The text of a file, if present.
     pub fn text(&self, path: &str) -> Option<String> {
-        self.memory
-            .get(&self.inner.run.run_id, path)
+        self.store
+            .get(&self.run.run_id, path)
             .map(|bytes| String::from_utf8(bytes).unwrap())
     }
 
