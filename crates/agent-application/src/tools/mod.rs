@@ -79,3 +79,26 @@ pub async fn execute_builtin(
     };
     Ok(ToolExecution { result, effect })
 }
+
+#[cfg(test)]
+mod tests {
+    use agent_domain::ErrorCode;
+    use agent_domain::tool::BuiltinTool;
+    use agent_domain::workspace::RootAccess;
+    use serde_json::json;
+
+    use super::test_support::{ToolHarness, memory_ports};
+
+    #[tokio::test]
+    async fn runtime_control_tools_are_not_dispatched_here() {
+        let mut h = ToolHarness::new(RootAccess::full(), memory_ports());
+        for tool in [
+            BuiltinTool::WorkspaceCommit,
+            BuiltinTool::WorkspaceFinish,
+            BuiltinTool::TaskReturn,
+        ] {
+            let fault = h.call(tool, json!({})).await.unwrap_err();
+            assert_eq!(fault.code(), "tool.dispatch_handler_missing", "{tool:?}");
+        }
+    }
+}
