@@ -5,6 +5,8 @@
 //! directly; adapters implement the ports and the host wires them together.
 
 pub mod ports;
+pub mod profiles;
+pub mod prompt;
 pub mod runtime;
 pub mod skills;
 #[cfg(any(test, feature = "testing"))]

@@ -3,6 +3,7 @@
 //! ```text
 //! <data>/chats/<character>/<chat>.jsonl        SillyTavern character chats
 //! <data>/group chats/<chat-id>.jsonl           SillyTavern group chats
+//! <data>/characters/<character>.png|.json      SillyTavern character cards
 //! <data>/_tauritavern/
 //!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
 //!   agent-workspaces/index/run-summaries/<run>.json
@@ -39,6 +40,11 @@ impl DataDir {
 
     pub fn group_chats(&self) -> PathBuf {
         self.root.join("group chats")
+    }
+
+    /// SillyTavern's character cards (`<character>.png`, or `<character>.json`).
+    pub fn characters(&self) -> PathBuf {
+        self.root.join("characters")
     }
 
     pub fn tauritavern(&self) -> PathBuf {

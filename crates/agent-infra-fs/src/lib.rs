@@ -7,6 +7,8 @@
 
 pub mod atomic;
 pub mod audit;
+pub mod cancel;
+pub mod characters;
 pub mod chat;
 pub mod checkpoint;
 pub mod confine;

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 
 use crate::audit::FsAuditStore;
+use crate::cancel::FsCancelRequests;
+use crate::characters::FsCharacterCards;
 use crate::chat::{FsChatCommitter, FsChatStore};
 use crate::checkpoint::FsCheckpointStore;
 use crate::journal::FsEventJournal;
@@ -31,6 +33,8 @@ pub struct FsStorage {
     pub profiles: Arc<FsProfileStore>,
     pub settings: Arc<FsSettingsStore>,
     pub skills: Arc<FsSkillStore>,
+    pub cancel_requests: Arc<FsCancelRequests>,
+    pub characters: Arc<FsCharacterCards>,
 }
 
 impl FsStorage {
@@ -49,6 +53,8 @@ impl FsStorage {
             profiles: Arc::new(FsProfileStore::new(data.clone())),
             settings: Arc::new(FsSettingsStore::new(data.clone())),
             skills: Arc::new(FsSkillStore::new(data.clone())),
+            cancel_requests: Arc::new(FsCancelRequests::new(locator.clone())),
+            characters: Arc::new(FsCharacterCards::new(data.clone())),
             locator,
             data,
         }

@@ -6,6 +6,8 @@
 //! [`WorkspacePath`]: agent_domain::workspace::WorkspacePath
 
 mod audit;
+mod cancel;
+mod character;
 mod chat;
 mod checkpoint;
 mod environment;
@@ -19,6 +21,8 @@ mod store_error;
 mod workspace;
 
 pub use audit::{AuditRef, AuditStore, InputDocument};
+pub use cancel::CancelRequests;
+pub use character::{CharacterCard, CharacterCards};
 pub use chat::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatInfo, ChatMessage,
     ChatRole, ChatStore, CommitMode, PersistStateUpdate,

@@ -2,12 +2,16 @@
 //! crates, with the `testing` feature). They follow the contracts of the real adapters
 //! closely enough that a service tested against them behaves the same on disk.
 
+mod characters;
 mod chat;
 mod environment;
+mod profiles;
 mod skills;
 mod workspace;
 
+pub use characters::MemoryCharacters;
 pub use chat::MemoryChats;
 pub use environment::{FixedClock, SequenceRng, SequentialIds, fake_sha256_hex};
+pub use profiles::MemoryProfiles;
 pub use skills::MemorySkills;
 pub use workspace::MemoryWorkspace;

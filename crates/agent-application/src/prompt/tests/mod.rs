@@ -1,0 +1,2 @@
+mod assemble;
+mod snapshot;
