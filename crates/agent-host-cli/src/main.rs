@@ -1,64 +1,37 @@
 //! `tavern-agent`: the command-line host. It parses arguments, wires adapters to the
 //! runtime and renders what comes back; no business rule lives here.
 
+mod cli;
+mod commands;
+mod exit;
+mod render;
+mod wiring;
+
+use std::io::Write;
 use std::process::ExitCode;
 
-use agent_domain::tool::{ToolDescriptor, builtin_catalog};
-use clap::{Parser, Subcommand};
+use clap::Parser;
 
-/// Run TauriTavern-style agents on SillyTavern chats from the terminal.
-#[derive(Debug, Parser)]
-#[command(name = "tavern-agent", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Inspect the tools an agent can be given.
-    Tools {
-        #[command(subcommand)]
-        command: ToolsCommand,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum ToolsCommand {
-    /// List the builtin tools with their canonical ids and model aliases.
-    List {
-        /// Print JSON (one array of descriptors) instead of a table.
-        #[arg(long)]
-        json: bool,
-    },
-}
+use crate::exit::Exit;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+    let cli = cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
         Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::FAILURE
+            eprintln!("error: cannot start the async runtime: {err}");
+            return Exit::Failure.into();
         }
-    }
-}
-
-fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Tools {
-            command: ToolsCommand::List { json },
-        } => {
-            let catalog = builtin_catalog()?;
-            let descriptors: Vec<&ToolDescriptor> = catalog.iter().collect();
-            if json {
-                println!("{}", serde_json::to_string_pretty(&descriptors)?);
-            } else {
-                for d in descriptors {
-                    println!("{:<40} {}", d.id, d.title);
-                }
-            }
-            Ok(())
+    };
+    match runtime.block_on(commands::dispatch(cli)) {
+        Ok(exit) => exit.into(),
+        Err(failed) => {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "error: {failed}");
+            failed.exit.into()
         }
     }
 }

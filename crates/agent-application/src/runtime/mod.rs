@@ -1,7 +1,31 @@
-//! The run runtime: how one agent invocation loops between the model and its tools.
+//! The run runtime: the [`AgentRuntime`] facade a host calls, the async driver behind it,
+//! and the invocation loop it drives.
 //!
 //! [`machine`] holds the loop as a sans-IO state machine: it decides, the driver acts. The
-//! async driver (ports, journal, audit files, host commits) and the run facade build on it;
-//! see `docs/runtime-loop.md` for the whole picture.
+//! driver (`drive`, `tool_calls`, `commit`, `finish`) performs each step through the ports
+//! and journals what happened; [`AgentRuntime`] starts runs (validating everything before
+//! anything is created), cancels them, and reads back their journals, files and model
+//! turns. See `docs/runtime.md` for the facade and the lifecycle and
+//! `docs/runtime-loop.md` for the loop.
 
+mod cancel;
+mod commit;
+mod drive;
+mod errors;
+mod facade;
+mod fault;
+mod finish;
 pub mod machine;
+mod prepare;
+mod recorder;
+mod start;
+mod tool_calls;
+mod views;
+mod wiring;
+
+pub use cancel::CANCEL_POLL_INTERVAL;
+pub use errors::{RuntimeError, StartRunError};
+pub use facade::AgentRuntime;
+pub use start::{RunOutcome, RunTask, StartRun, StartedRun};
+pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
+pub use wiring::RuntimePorts;

@@ -1,0 +1,121 @@
+//! The errors of the runtime facade.
+
+use agent_domain::ErrorCode;
+use agent_domain::profile::ProfileError;
+use agent_domain::run::{InputPrefixError, InvalidId, PersistBaseError, RunId, StableChatIdError};
+use agent_domain::workspace::WorkspacePath;
+
+use crate::ports::{ChatError, JournalError, StoreError, WorkspaceError};
+use crate::profiles::ProfileServiceError;
+use crate::prompt::PromptError;
+
+/// Why a run could not be started. On every one of these **no run exists**: nothing was
+/// written for it (opening a chat without a stable id does give the chat one, as
+/// SillyTavern would on save).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartRunError {
+    /// The prompt snapshot is unusable (`agent.phase2b_stream_unsupported`,
+    /// `agent.external_tools_unsupported_phase2b`, …) or could not be assembled.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The profile could not be found or resolved (`agent.profile_not_found`, …).
+    #[error(transparent)]
+    Profile(#[from] ProfileServiceError),
+    /// The profile may not start a run (`agent.profile_not_direct_runnable`,
+    /// `agent.profile_model_requires_configuration`).
+    #[error(transparent)]
+    ProfileRule(#[from] ProfileError),
+    /// A foreground run needs `workspace.commit` (`agent.foreground_commit_unavailable`).
+    #[error(
+        "profile `{profile_id}` cannot run in the foreground: it is not given workspace.commit"
+    )]
+    ForegroundCommitUnavailable { profile_id: String },
+    /// The chat cannot be opened or read (`chat.not_found`, `agent.invalid_chat_path`, …).
+    #[error(transparent)]
+    Chat(#[from] ChatError),
+    #[error(transparent)]
+    StableChatId(#[from] StableChatIdError),
+    /// `agent.swipe_target_invalid`.
+    #[error(transparent)]
+    InputPrefix(#[from] InputPrefixError),
+    /// `agent.persist_state_status_invalid`, `agent.persist_state_missing`.
+    #[error(transparent)]
+    PersistBase(#[from] PersistBaseError),
+    /// The id source produced an id that is not a storage id.
+    #[error(transparent)]
+    InvalidId(#[from] InvalidId),
+    /// The run record could not be created.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The run's first events could not be journaled; the run record, already written, is
+    /// marked failed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+impl ErrorCode for StartRunError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::Prompt(error) => error.code(),
+            Self::Profile(error) => error.code(),
+            Self::ProfileRule(error) => error.code(),
+            Self::ForegroundCommitUnavailable { .. } => "agent.foreground_commit_unavailable",
+            Self::Chat(error) => error.code(),
+            Self::StableChatId(error) => error.code(),
+            Self::InputPrefix(error) => error.code(),
+            Self::PersistBase(error) => error.code(),
+            Self::InvalidId(error) => error.code(),
+            Self::Store(error) => error.code(),
+            Self::Journal(error) => error.code(),
+        }
+    }
+}
+
+/// Why a facade call on an existing run failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// `Locked` means another process drives the run.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// Hosts read the five workspace roots and `tool-results/`, nothing else of a run.
+    #[error("`{0}` is not a workspace file a host may read")]
+    PathNotReadable(WorkspacePath),
+    /// A stored model response does not parse.
+    #[error("the model response of run {run}, round {round} is unreadable: {detail}")]
+    ModelTurnInvalid {
+        run: RunId,
+        round: u32,
+        detail: String,
+    },
+    /// A journal or record write failed while cancelling.
+    #[error("{code}: {message}")]
+    Fault { code: &'static str, message: String },
+}
+
+impl ErrorCode for RuntimeError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::Store(error) => error.code(),
+            Self::Journal(error) => error.code(),
+            Self::Workspace(error) => error.code(),
+            Self::PathNotReadable(_) => "workspace.path_not_visible",
+            Self::ModelTurnInvalid { .. } => "agent.model_response_invalid",
+            Self::Fault { code, .. } => code,
+        }
+    }
+}
+
+impl From<super::fault::Fault> for RuntimeError {
+    fn from(fault: super::fault::Fault) -> Self {
+        Self::Fault {
+            code: fault.code,
+            message: fault.message,
+        }
+    }
+}

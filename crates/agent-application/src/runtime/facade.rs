@@ -1,0 +1,280 @@
+//! [`AgentRuntime`]: the Host ABI of the runtime (spec 003 "当前 Host ABI"), one method per
+//! call a host makes.
+
+use std::sync::Arc;
+
+use agent_domain::event::{
+    InvocationStatus, InvocationStatusPayload, JournalLine, RunEvent, RunStatus,
+    StatusChangedPayload,
+};
+use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
+use agent_domain::tool::{ToolDescriptor, builtin_catalog};
+use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot};
+use async_trait::async_trait;
+
+use super::cancel::ActiveRuns;
+use super::errors::{RuntimeError, StartRunError};
+use super::recorder::{Recorder, append};
+use super::start::{StartRun, StartedRun, start_run};
+use super::views::{self, ModelTurnView};
+use super::wiring::RuntimePorts;
+use crate::ports::{
+    CharacterCard, CharacterCards, EventQuery, EventStream, RunListQuery, RunPage, StoreError,
+    WorkspaceFile,
+};
+
+/// What every clone of an [`AgentRuntime`] shares.
+pub(super) struct Shared {
+    pub ports: RuntimePorts,
+    /// Character cards for the built-in prompt assembler.
+    pub characters: Arc<dyn CharacterCards>,
+    /// Runs this process drives.
+    pub active: Arc<ActiveRuns>,
+}
+
+/// The runtime a host drives: starts runs, cancels them, and reads back what they did.
+/// Cheap to clone; clones share the ports and the registry of runs this process drives.
+#[derive(Clone)]
+pub struct AgentRuntime {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for AgentRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AgentRuntime { .. }")
+    }
+}
+
+/// No character cards: the assembler prompts without one.
+struct NoCharacterCards;
+
+#[async_trait]
+impl CharacterCards for NoCharacterCards {
+    async fn load(&self, _character_id: &str) -> Result<Option<CharacterCard>, StoreError> {
+        Ok(None)
+    }
+}
+
+impl AgentRuntime {
+    pub fn new(ports: RuntimePorts) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                ports,
+                characters: Arc::new(NoCharacterCards),
+                active: Arc::new(ActiveRuns::default()),
+            }),
+        }
+    }
+
+    /// Character cards for runs whose prompt is assembled here
+    /// ([`PromptInput::Assemble`](crate::prompt::PromptInput::Assemble)); without them the
+    /// assembled prompt carries no card.
+    pub fn with_character_cards(self, cards: Arc<dyn CharacterCards>) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                ports: self.shared.ports.clone(),
+                characters: cards,
+                active: Arc::clone(&self.shared.active),
+            }),
+        }
+    }
+
+    /// Validates the request (prompt snapshot, profile, presentation, chat, frozen prefix,
+    /// persist base, prompt assembly), then creates the run (status `created`) and journals
+    /// `run_created`, `profile_resolved` and `generation_intent_recorded`. Nothing is
+    /// created when any check fails. The returned task drives the run to its end; the
+    /// host spawns it.
+    pub async fn start_run(&self, request: StartRun) -> Result<StartedRun, StartRunError> {
+        start_run(&self.shared, request).await
+    }
+
+    /// Asks a run to stop.
+    ///
+    /// * A run that already ended: its status, nothing journaled.
+    /// * A run this process drives: `run_cancel_requested`, status `cancelling`; the driver
+    ///   stops at its next step (a model call or retry wait in flight is abandoned) and
+    ///   journals `run_cancelled`.
+    /// * Any other run: a cancellation request is left for the process that drives it,
+    ///   which polls for it every [`CANCEL_POLL_INTERVAL`](super::CANCEL_POLL_INTERVAL) and
+    ///   then cancels as above. Reports `cancelling`. If no process drives the run any
+    ///   more, use [`mark_cancelled`](Self::mark_cancelled).
+    pub async fn cancel(&self, run: &RunId) -> Result<RunStatus, RuntimeError> {
+        if let Some(live) = self.shared.active.get(run) {
+            let recorder = Recorder::new(self.shared.ports.clone(), live);
+            return Ok(recorder.request_cancel().await?);
+        }
+        let record = self.shared.ports.runs.load_run(run).await?;
+        if record.status.is_terminal() {
+            return Ok(record.status);
+        }
+        self.shared.ports.cancel_requests.request(run).await?;
+        Ok(RunStatus::Cancelling)
+    }
+
+    /// Marks a run cancelled directly, for a run whose driving process died: journals
+    /// `run_cancel_requested`, status `cancelled`, its open invocations cancelled and
+    /// `run_cancelled`. A run that already ended keeps its status. If another process
+    /// still drives the run, its journal is locked and this fails with
+    /// [`JournalError::Locked`](crate::ports::JournalError::Locked) having written nothing;
+    /// a run this process drives is cancelled as by [`cancel`](Self::cancel).
+    pub async fn mark_cancelled(&self, run: &RunId) -> Result<RunStatus, RuntimeError> {
+        if self.shared.active.get(run).is_some() {
+            return self.cancel(run).await;
+        }
+        let ports = &self.shared.ports;
+        let mut record = ports.runs.load_run(run).await?;
+        if record.status.is_terminal() {
+            return Ok(record.status);
+        }
+        let now = ports.clock.now_rfc3339();
+        // A driver that died between its terminal event and saving the record left the
+        // record behind: the journal is the truth, so the record catches up with it.
+        let newest = ports.journal.read(run, &EventQuery::newest(1)).await?;
+        if let Some(outcome) = newest.last().and_then(|line| line.event.terminal_outcome()) {
+            record.status = outcome.run_status();
+            record.updated_at = now;
+            ports.runs.save_run(&record).await?;
+            let _ = store_summary(ports, &record).await;
+            return Ok(record.status);
+        }
+        let draft = crate::ports::EventDraft {
+            timestamp: now.clone(),
+            event: RunEvent::RunCancelRequested,
+        };
+        ports.journal.append(run, draft).await?;
+        record.status = RunStatus::Cancelled;
+        record.updated_at = now.clone();
+        append(
+            ports,
+            run,
+            RunEvent::StatusChanged(StatusChangedPayload {
+                status: RunStatus::Cancelled,
+            }),
+        )
+        .await?;
+        ports.runs.save_run(&record).await?;
+        for mut invocation in ports.runs.list_invocations(run).await? {
+            if invocation.status.is_terminal() {
+                continue;
+            }
+            invocation.status = InvocationStatus::Cancelled;
+            invocation.updated_at = now.clone();
+            ports.runs.save_invocation(&invocation).await?;
+            let payload = InvocationStatusPayload {
+                invocation_id: invocation.id.to_string(),
+                parent_invocation_id: invocation.parent_invocation_id.map(|id| id.to_string()),
+                profile_id: invocation.profile_id,
+                kind: invocation.kind,
+                status: InvocationStatus::Cancelled,
+                message: None,
+            };
+            if let Some(event) = RunEvent::for_invocation_status(payload) {
+                append(ports, run, event).await?;
+            }
+        }
+        append(ports, run, RunEvent::RunCancelled(None)).await?;
+        let _ = ports.cancel_requests.clear(run).await;
+        let _ = store_summary(ports, &record).await;
+        Ok(RunStatus::Cancelled)
+    }
+
+    /// New events of a run as they are journaled, until its terminal event.
+    pub async fn subscribe(&self, run: &RunId) -> Result<EventStream, RuntimeError> {
+        Ok(self.shared.ports.journal.subscribe(run).await?)
+    }
+
+    /// One page of a run's journal.
+    pub async fn read_events(
+        &self,
+        run: &RunId,
+        query: &EventQuery,
+    ) -> Result<Vec<JournalLine>, RuntimeError> {
+        Ok(self.shared.ports.journal.read(run, query).await?)
+    }
+
+    /// Runs, newest first.
+    pub async fn list_runs(&self, query: &RunListQuery) -> Result<RunPage, RuntimeError> {
+        Ok(self.shared.ports.runs.list_runs(query).await?)
+    }
+
+    pub async fn load_run(&self, run: &RunId) -> Result<AgentRun, RuntimeError> {
+        Ok(self.shared.ports.runs.load_run(run).await?)
+    }
+
+    /// The run's stored summary; otherwise one projected from its journal (and stored when
+    /// the run has ended).
+    pub async fn run_summary(&self, run: &RunId) -> Result<RunSummary, RuntimeError> {
+        let ports = &self.shared.ports;
+        if let Some(summary) = ports.runs.load_run_summary(run).await? {
+            return Ok(summary);
+        }
+        let record = ports.runs.load_run(run).await?;
+        store_summary(ports, &record).await
+    }
+
+    /// A file of the run's workspace: one of the five roots or `tool-results/`.
+    pub async fn read_workspace_file(
+        &self,
+        run: &RunId,
+        path: &WorkspacePath,
+    ) -> Result<WorkspaceFile, RuntimeError> {
+        let readable =
+            WorkspaceRoot::of_path(path).is_some() || path.first_segment() == RUNTIME_RESULTS_ROOT;
+        if !readable {
+            return Err(RuntimeError::PathNotReadable(path.clone()));
+        }
+        Ok(self.shared.ports.workspace.read(run, path).await?)
+    }
+
+    /// The display view of one model turn (the root invocation's when `invocation` is
+    /// `None`).
+    pub async fn read_model_turn(
+        &self,
+        run: &RunId,
+        invocation: Option<&InvocationId>,
+        round: u32,
+    ) -> Result<ModelTurnView, RuntimeError> {
+        views::read_model_turn(&self.shared.ports, run, invocation, round).await
+    }
+
+    /// The builtin tool catalog, ordered by id.
+    pub fn tools_list(&self) -> Vec<ToolDescriptor> {
+        builtin_catalog()
+            .map(|catalog| catalog.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Every event of a run, oldest first.
+pub(super) async fn read_all_events(
+    ports: &RuntimePorts,
+    run: &RunId,
+) -> Result<Vec<JournalLine>, RuntimeError> {
+    let mut events: Vec<JournalLine> = Vec::new();
+    loop {
+        let query = EventQuery {
+            after_seq: Some(events.last().map_or(0, |line| line.seq)),
+            limit: Some(EventQuery::MAX_LIMIT),
+            ..EventQuery::default()
+        };
+        let page = ports.journal.read(run, &query).await?;
+        let full = page.len() >= EventQuery::MAX_LIMIT as usize;
+        events.extend(page);
+        if !full {
+            return Ok(events);
+        }
+    }
+}
+
+/// Projects the run's summary from its journal and stores it if the run has ended.
+pub(super) async fn store_summary(
+    ports: &RuntimePorts,
+    record: &AgentRun,
+) -> Result<RunSummary, RuntimeError> {
+    let events = read_all_events(ports, &record.id).await?;
+    let summary = RunSummary::project(record, &events);
+    if summary.is_final() {
+        ports.runs.save_run_summary(&summary).await?;
+    }
+    Ok(summary)
+}

@@ -1,0 +1,195 @@
+//! The end of a run (facts §4): a completed loop is finalised (persist promotion, the
+//! state id recorded on the chat message), then every ending is journaled — the
+//! invocation's terminal status, the run's terminal status and its terminal event — and
+//! the run's summary stored.
+
+use agent_domain::event::{
+    InvocationStatus, PersistentChangesCommitFailedPayload, PersistentChangesCommittedPayload,
+    PersistentStateMetadataUpdateFailedPayload, PersistentStateMetadataUpdateRequestedPayload,
+    PersistentStateMetadataUpdatedPayload, RunCancelledPayload, RunEvent, RunStatus,
+};
+
+use super::drive::Driver;
+use super::facade::store_summary;
+use super::fault::Fault;
+use super::machine::{CommitLedger, Outcome};
+use super::start::{RunOutcome, generation_name};
+use crate::ports::PersistStateUpdate;
+
+/// Journals the run's end and reports it.
+pub(super) async fn finish(
+    d: &mut Driver,
+    outcome: Outcome,
+    ledger: &CommitLedger,
+    rounds: u32,
+) -> RunOutcome {
+    let outcome = match outcome {
+        Outcome::Completed => complete(d, ledger).await,
+        Outcome::TaskReturned | Outcome::HandedOff => ledger.classify(
+            Fault::new(
+                "agent.runtime_protocol_violation",
+                "the root invocation ended as a child or a handoff source",
+            )
+            .payload(),
+        ),
+        other => other,
+    };
+    let (status, event, invocation_status, message, failure) = match outcome {
+        Outcome::Completed => (
+            RunStatus::Completed,
+            RunEvent::RunCompleted,
+            InvocationStatus::Completed,
+            None,
+            None,
+        ),
+        Outcome::Cancelled => (
+            RunStatus::Cancelled,
+            RunEvent::RunCancelled(Some(RunCancelledPayload {
+                message: "the run was cancelled".to_owned(),
+            })),
+            InvocationStatus::Cancelled,
+            None,
+            None,
+        ),
+        Outcome::PartialSuccess(partial) => (
+            RunStatus::PartialSuccess,
+            RunEvent::RunPartialSuccess(partial.clone()),
+            InvocationStatus::Failed,
+            Some(partial.failure.message.clone()),
+            Some(partial.failure),
+        ),
+        Outcome::Failed(failure) => (
+            RunStatus::Failed,
+            RunEvent::RunFailed(failure.clone()),
+            InvocationStatus::Failed,
+            Some(failure.message.clone()),
+            Some(failure),
+        ),
+        // Mapped above; kept for completeness.
+        Outcome::TaskReturned | Outcome::HandedOff => {
+            let failure =
+                Fault::new("agent.runtime_protocol_violation", "unexpected ending").payload();
+            (
+                RunStatus::Failed,
+                RunEvent::RunFailed(failure.clone()),
+                InvocationStatus::Failed,
+                Some(failure.message.clone()),
+                Some(failure),
+            )
+        }
+    };
+    // Best effort from here on: the terminal event is written whatever failed before it.
+    let _ = d.set_invocation_status(invocation_status, message).await;
+    let record = match d.rec.terminate(status, event).await {
+        Ok(record) => record,
+        Err(_) => d.rec.record().await,
+    };
+    let ports = d.ports().clone();
+    let _ = ports.cancel_requests.clear(d.run_id()).await;
+    let _ = store_summary(&ports, &record).await;
+    RunOutcome {
+        run_id: d.run_id().clone(),
+        status,
+        committed_text: d.committed_text.clone(),
+        rounds,
+        tool_calls: d.tool_calls,
+        failure,
+    }
+}
+
+/// `workspace.finish` was accepted: status `finishing`, promote `persist/`, and record the
+/// new state on the committed message. A failure here is classified by the ledger (partial
+/// success after a commit).
+async fn complete(d: &mut Driver, ledger: &CommitLedger) -> Outcome {
+    match finalise(d, ledger).await {
+        Ok(()) => Outcome::Completed,
+        Err(fault) => ledger.classify(fault.payload()),
+    }
+}
+
+async fn finalise(d: &mut Driver, ledger: &CommitLedger) -> Result<(), Fault> {
+    d.rec.set_status(RunStatus::Finishing).await?;
+    let ports = d.ports().clone();
+    let record = d.rec.record().await;
+    let promoted = match ports.persist.promote(&record, &d.rec.now()).await {
+        Ok(promoted) => promoted,
+        Err(error) => {
+            d.rec
+                .emit(RunEvent::PersistentChangesCommitFailed(
+                    PersistentChangesCommitFailedPayload {
+                        message: error.to_string(),
+                    },
+                ))
+                .await?;
+            return Err(Fault::of(&error).context("promoting the persistent state"));
+        }
+    };
+    let state_id = promoted.state_id.to_string();
+    let base_state_id = promoted.base_state_id.as_ref().map(|s| s.to_string());
+    let change_count = u32::try_from(promoted.changes.len()).unwrap_or(u32::MAX);
+    d.rec
+        .emit(RunEvent::PersistentChangesCommitted(
+            PersistentChangesCommittedPayload {
+                state_id: state_id.clone(),
+                base_state_id: base_state_id.clone(),
+                change_count,
+                changes: promoted.changes.clone(),
+            },
+        ))
+        .await?;
+    let Some(message_id) = ledger.last_message_id() else {
+        return Ok(());
+    };
+    let update_id = ports.new_id("update");
+    d.rec
+        .emit(RunEvent::PersistentStateMetadataUpdateRequested(
+            PersistentStateMetadataUpdateRequestedPayload {
+                update_id: update_id.clone(),
+                run_id: record.id.to_string(),
+                workspace_id: record.workspace_id.to_string(),
+                stable_chat_id: record.stable_chat_id.clone(),
+                chat_ref: record.chat_ref.clone(),
+                generation_type: generation_name(record.generation_type).to_owned(),
+                profile_id: record.profile_id.clone(),
+                message_id: message_id.to_owned(),
+                state_id: state_id.clone(),
+                base_state_id,
+                change_count,
+                changes: promoted.changes,
+            },
+        ))
+        .await?;
+    let update = PersistStateUpdate {
+        chat: record.chat_ref.clone(),
+        run_id: record.id.clone(),
+        message_id: message_id.to_owned(),
+        state_id: promoted.state_id,
+    };
+    match ports.chat_commits.record_persist_state(update).await {
+        Ok(()) => {
+            d.rec
+                .emit(RunEvent::PersistentStateMetadataUpdated(
+                    PersistentStateMetadataUpdatedPayload {
+                        update_id,
+                        message_id: message_id.to_owned(),
+                        state_id,
+                    },
+                ))
+                .await?;
+            Ok(())
+        }
+        Err(error) => {
+            d.rec
+                .emit(RunEvent::PersistentStateMetadataUpdateFailed(
+                    PersistentStateMetadataUpdateFailedPayload {
+                        update_id,
+                        message_id: message_id.to_owned(),
+                        state_id,
+                        message: error.to_string(),
+                    },
+                ))
+                .await?;
+            Err(Fault::of(&error).context("recording the persistent state on the message"))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! [`LiveRun`] and [`Recorder`]: a run this process drives, and the one place its journal
+//! and its record's status are written while it runs.
+//!
+//! Status changes, cancellation requests and the terminal event all go through the run's
+//! lock, so a cancellation arriving from another task can never be journaled after the
+//! terminal event, and a status the driver sets after a cancellation was requested never
+//! hides `cancelling`.
+
+use std::sync::Arc;
+
+use agent_domain::event::{JournalLine, RunEvent, RunStatus, StatusChangedPayload};
+use agent_domain::run::{AgentRun, RunId};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::fault::Fault;
+use super::wiring::RuntimePorts;
+use crate::ports::EventDraft;
+
+/// A run driven by this process.
+#[derive(Debug)]
+pub(super) struct LiveRun {
+    pub run_id: RunId,
+    /// Tripped once a cancellation is requested (in process, or through a request file).
+    pub token: CancellationToken,
+    state: Mutex<LiveState>,
+}
+
+#[derive(Debug)]
+struct LiveState {
+    record: AgentRun,
+    /// The terminal event is journaled: nothing more may be.
+    terminal: bool,
+    /// `run_cancel_requested` is journaled.
+    cancel_journaled: bool,
+}
+
+impl LiveRun {
+    pub fn new(record: AgentRun) -> Self {
+        Self {
+            run_id: record.id.clone(),
+            token: CancellationToken::new(),
+            state: Mutex::new(LiveState {
+                record,
+                terminal: false,
+                cancel_journaled: false,
+            }),
+        }
+    }
+}
+
+/// Journals events and status changes of one live run.
+#[derive(Debug, Clone)]
+pub(super) struct Recorder {
+    pub ports: RuntimePorts,
+    pub live: Arc<LiveRun>,
+}
+
+impl Recorder {
+    pub fn new(ports: RuntimePorts, live: Arc<LiveRun>) -> Self {
+        Self { ports, live }
+    }
+
+    pub fn run_id(&self) -> &RunId {
+        &self.live.run_id
+    }
+
+    pub fn now(&self) -> String {
+        self.ports.clock.now_rfc3339()
+    }
+
+    /// Appends one event now.
+    pub async fn emit(&self, event: RunEvent) -> Result<JournalLine, Fault> {
+        append(&self.ports, self.run_id(), event).await
+    }
+
+    /// The run record as it stands.
+    pub async fn record(&self) -> AgentRun {
+        self.live.state.lock().await.record.clone()
+    }
+
+    /// Moves the run to `status`: `status_changed` plus the saved record. A repeated status
+    /// is not journaled again; once cancellation was requested only terminal statuses are
+    /// written, and after the terminal event nothing is.
+    pub async fn set_status(&self, status: RunStatus) -> Result<(), Fault> {
+        let mut state = self.live.state.lock().await;
+        if state.terminal
+            || state.record.status == status
+            || (state.record.status == RunStatus::Cancelling && !status.is_terminal())
+        {
+            return Ok(());
+        }
+        self.change_status(&mut state, status).await
+    }
+
+    async fn change_status(&self, state: &mut LiveState, status: RunStatus) -> Result<(), Fault> {
+        state.record.status = status;
+        state.record.updated_at = self.now();
+        self.emit(RunEvent::StatusChanged(StatusChangedPayload { status }))
+            .await?;
+        self.ports
+            .runs
+            .save_run(&state.record)
+            .await
+            .map_err(|error| Fault::of(&error).context("saving the run record"))
+    }
+
+    /// Records a cancellation request: `run_cancel_requested`, status `cancelling`, and
+    /// the token tripped so the driver stops at its next step. Idempotent. Returns the
+    /// run's status afterwards (its terminal status if it already ended).
+    pub async fn request_cancel(&self) -> Result<RunStatus, Fault> {
+        let mut state = self.live.state.lock().await;
+        if state.terminal {
+            return Ok(state.record.status);
+        }
+        if !state.cancel_journaled {
+            state.cancel_journaled = true;
+            self.emit(RunEvent::RunCancelRequested).await?;
+            self.change_status(&mut state, RunStatus::Cancelling)
+                .await?;
+        }
+        self.live.token.cancel();
+        Ok(state.record.status)
+    }
+
+    /// Journals the run's end: its terminal status, then the terminal event. Nothing is
+    /// journaled for this run afterwards.
+    pub async fn terminate(&self, status: RunStatus, event: RunEvent) -> Result<AgentRun, Fault> {
+        let mut state = self.live.state.lock().await;
+        if state.terminal {
+            return Ok(state.record.clone());
+        }
+        let saved = if state.record.status == status {
+            Ok(())
+        } else {
+            self.change_status(&mut state, status).await
+        };
+        // The terminal event is written even when the status could not be saved: the
+        // journal is the run's source of truth.
+        let appended = self.emit(event).await;
+        state.terminal = true;
+        saved.and(appended.map(|_| ()))?;
+        Ok(state.record.clone())
+    }
+}
+
+/// Appends `event` to the journal of `run`, stamped now.
+pub(super) async fn append(
+    ports: &RuntimePorts,
+    run: &RunId,
+    event: RunEvent,
+) -> Result<JournalLine, Fault> {
+    let draft = EventDraft {
+        timestamp: ports.clock.now_rfc3339(),
+        event,
+    };
+    ports
+        .journal
+        .append(run, draft)
+        .await
+        .map_err(|error| Fault::of(&error).context("journaling"))
+}

@@ -1,0 +1,308 @@
+//! Starting a run: every check first (TauriTavern's order, facts §4), then the run record
+//! and its first events, then a task the host spawns to drive it.
+
+use std::sync::Arc;
+
+use agent_domain::event::{
+    ChatRef, ModelBindingResolvedPayload, Presentation, ProfileResolvedPayload, RunCreatedPayload,
+    RunFailurePayload, RunStatus,
+};
+use agent_domain::profile::ResolvedAgentProfile;
+use agent_domain::run::{
+    AgentRun, ChatKind, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, WorkspaceId,
+    input_message_count, parse_stable_chat_id, resolve_persist_base,
+};
+use agent_domain::tool::BuiltinTool;
+use futures::future::BoxFuture;
+use serde_json::json;
+
+use super::cancel::Registration;
+use super::drive;
+use super::errors::StartRunError;
+use super::facade::Shared;
+use super::machine::ModelLabel;
+use super::recorder::LiveRun;
+use crate::ports::{ChatInfo, EventDraft, ModelGateway};
+use crate::profiles::ProfileService;
+use crate::prompt::{PromptInput, PromptPorts, PromptSnapshot};
+
+/// Messages read per page while looking for the persist base.
+const PREFIX_PAGE: usize = 200;
+
+/// What a host asks for when it starts a run.
+pub struct StartRun {
+    pub chat: ChatRef,
+    /// `None` runs the built-in `default-writer` (or a stored profile of that id).
+    pub profile_id: Option<String>,
+    pub generation_type: GenerationType,
+    /// `None` uses the profile's presentation.
+    pub presentation: Option<Presentation>,
+    pub prompt: PromptInput,
+    /// The model every call of this run goes to.
+    pub model: Arc<dyn ModelGateway>,
+    /// Provider format and model, for request summaries.
+    pub model_label: ModelLabel,
+    /// Journaled as `agent_model_binding_resolved` (its `invocationId` is set to the root).
+    pub model_binding: ModelBindingResolvedPayload,
+}
+
+impl std::fmt::Debug for StartRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartRun")
+            .field("chat", &self.chat)
+            .field("profile_id", &self.profile_id)
+            .field("generation_type", &self.generation_type)
+            .field("presentation", &self.presentation)
+            .field("prompt", &self.prompt)
+            .field("model_label", &self.model_label)
+            .field("model_binding", &self.model_binding)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The driving of one run, for the host to spawn (or await). It always ends with the
+/// run's terminal event journaled, whatever happened.
+pub type RunTask = BoxFuture<'static, RunOutcome>;
+
+/// A created run (status `created`, its first events journaled) and its task.
+pub struct StartedRun {
+    pub run: AgentRun,
+    pub task: RunTask,
+}
+
+impl std::fmt::Debug for StartedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartedRun")
+            .field("run", &self.run)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub run_id: RunId,
+    /// `completed`, `partial_success`, `failed` or `cancelled`.
+    pub status: RunStatus,
+    /// The run's chat message as it was right after the last confirmed commit.
+    pub committed_text: Option<String>,
+    /// Model rounds of the root invocation.
+    pub rounds: u32,
+    /// Tool calls the model made (executed or refused).
+    pub tool_calls: u32,
+    /// Why the run failed or only partly succeeded.
+    pub failure: Option<RunFailurePayload>,
+}
+
+/// Everything fixed when a run starts, handed to its driver.
+pub(super) struct RunFacts {
+    pub run_id: RunId,
+    pub workspace_id: WorkspaceId,
+    pub stable_chat_id: String,
+    pub chat: ChatRef,
+    pub profile: ResolvedAgentProfile,
+    pub presentation: Presentation,
+    pub input_message_count: usize,
+    pub prompt: PromptSnapshot,
+    pub model: Arc<dyn ModelGateway>,
+    pub model_label: ModelLabel,
+    pub model_binding: ModelBindingResolvedPayload,
+}
+
+/// The checks, in order; then the run. See [`AgentRuntime::start_run`](super::AgentRuntime::start_run).
+pub(super) async fn start_run(
+    shared: &Arc<Shared>,
+    request: StartRun,
+) -> Result<StartedRun, StartRunError> {
+    let ports = &shared.ports;
+    // 1. A snapshot is checked before anything else (stream, external tools, tool turns).
+    let validated = match &request.prompt {
+        PromptInput::Snapshot(value) => Some(crate::prompt::validate_prompt_snapshot(value)?),
+        PromptInput::Assemble => None,
+    };
+    // 2. The profile, and whether it may run here.
+    let profile = ProfileService::new(Arc::clone(&ports.profiles))
+        .resolve(request.profile_id.as_deref())
+        .await?;
+    profile.ensure_direct_runnable()?;
+    profile.ensure_model_configured()?;
+    let presentation = request.presentation.unwrap_or(profile.presentation);
+    if presentation == Presentation::Foreground
+        && !profile.is_tool_visible(&BuiltinTool::WorkspaceCommit.id())
+    {
+        return Err(StartRunError::ForegroundCommitUnavailable {
+            profile_id: profile.id.to_string(),
+        });
+    }
+    // 3. The chat, its workspace, the frozen prefix and the persist base.
+    let chat = ports.chats.open(&request.chat).await?;
+    let stable_chat_id = parse_stable_chat_id(&chat.stable_chat_id)?;
+    let digest_input = ChatKind::of(&request.chat).workspace_digest_input(&stable_chat_id);
+    let workspace_id = WorkspaceId::from_digest(&ports.digest.sha256(digest_input.as_bytes()));
+    let input_count = frozen_prefix(shared, &chat, request.generation_type).await?;
+    let persist_base = persist_base(shared, &chat.chat, input_count).await?;
+    // 4. The prompt.
+    let prompt = match validated {
+        Some(snapshot) => snapshot,
+        None => {
+            let prompt_ports = PromptPorts {
+                chats: Arc::clone(&ports.chats),
+                characters: Arc::clone(&shared.characters),
+            };
+            crate::prompt::assemble_prompt(&prompt_ports, &chat, input_count, &profile).await?
+        }
+    };
+
+    // Everything checked: create the run.
+    let run_id = RunId::from_uuid_hex(&ports.ids.new_hex_id())?;
+    let now = ports.clock.now_rfc3339();
+    let record = AgentRun {
+        id: run_id.clone(),
+        workspace_id: workspace_id.clone(),
+        stable_chat_id: stable_chat_id.clone(),
+        chat_ref: request.chat.clone(),
+        generation_type: request.generation_type,
+        profile_id: Some(profile.id.to_string()),
+        skill_scope_refs: ambient_skill_scopes(&request.chat),
+        persist_base_state_id: persist_base.clone(),
+        input_message_count: u64::try_from(input_count).ok(),
+        presentation,
+        status: RunStatus::Created,
+        created_at: now.clone(),
+        updated_at: now,
+    };
+    ports.runs.create_run(&record).await?;
+    if let Err(error) = journal_start(shared, &record, &profile).await {
+        // The record exists but its journal does not start: mark it failed so it is not
+        // listed as pending forever.
+        let mut failed = record.clone();
+        failed.status = RunStatus::Failed;
+        failed.updated_at = ports.clock.now_rfc3339();
+        let _ = ports.runs.save_run(&failed).await;
+        return Err(error);
+    }
+
+    let live = Arc::new(LiveRun::new(record.clone()));
+    let registration = Registration::new(Arc::clone(&shared.active), Arc::clone(&live));
+    let facts = RunFacts {
+        run_id,
+        workspace_id,
+        stable_chat_id,
+        chat: request.chat,
+        profile,
+        presentation,
+        input_message_count: input_count,
+        prompt,
+        model: request.model,
+        model_label: request.model_label,
+        model_binding: request.model_binding,
+    };
+    let shared = Arc::clone(shared);
+    let task: RunTask = Box::pin(async move {
+        let _registration = registration;
+        drive::drive(shared, live, facts).await
+    });
+    Ok(StartedRun { run: record, task })
+}
+
+/// `run_created`, `profile_resolved`, `generation_intent_recorded`.
+async fn journal_start(
+    shared: &Shared,
+    record: &AgentRun,
+    profile: &ResolvedAgentProfile,
+) -> Result<(), StartRunError> {
+    use agent_domain::event::RunEvent;
+    let events = [
+        RunEvent::RunCreated(RunCreatedPayload {
+            workspace_id: record.workspace_id.to_string(),
+            stable_chat_id: record.stable_chat_id.clone(),
+            persist_base_state_id: record.persist_base_state_id.as_ref().map(|s| s.to_string()),
+            presentation: record.presentation,
+        }),
+        RunEvent::ProfileResolved(ProfileResolvedPayload {
+            profile_id: profile.id.to_string(),
+            source: profile.source,
+        }),
+        RunEvent::GenerationIntentRecorded(json!({
+            "generationType": generation_name(record.generation_type),
+            "source": "cli",
+        })),
+    ];
+    for event in events {
+        let draft = EventDraft {
+            timestamp: shared.ports.clock.now_rfc3339(),
+            event,
+        };
+        shared.ports.journal.append(&record.id, draft).await?;
+    }
+    Ok(())
+}
+
+/// How many messages the run may read (facts §11): a swipe needs the chat to end with an
+/// assistant message and hides it; a regenerate hides a last non-user message.
+async fn frozen_prefix(
+    shared: &Shared,
+    chat: &ChatInfo,
+    generation: GenerationType,
+) -> Result<usize, StartRunError> {
+    let total = chat.message_count;
+    let last_role = if total == 0 {
+        None
+    } else {
+        shared
+            .ports
+            .chats
+            .read_messages(&chat.chat, total - 1..total)
+            .await?
+            .last()
+            .map(|message| message.role)
+    };
+    Ok(input_message_count(generation, total, last_role)?)
+}
+
+/// The persistent state the run builds on: found scanning the prefix newest first, a page
+/// at a time.
+async fn persist_base(
+    shared: &Shared,
+    chat: &ChatRef,
+    input_count: usize,
+) -> Result<Option<StateId>, StartRunError> {
+    let mut end = input_count;
+    while end > 0 {
+        let start = end.saturating_sub(PREFIX_PAGE);
+        let page = shared.ports.chats.read_messages(chat, start..end).await?;
+        let newest_first = page.iter().rev().map(|message| PrefixMessage {
+            index: message.index,
+            role: message.role,
+            agent: message.agent.as_ref(),
+        });
+        if let Some(state) = resolve_persist_base(newest_first)? {
+            return Ok(Some(state));
+        }
+        end = start;
+    }
+    Ok(None)
+}
+
+/// The run's ambient skill scopes: a character chat reads its character's skills. (A host
+/// snapshot's preset is not known to this runtime yet.)
+fn ambient_skill_scopes(chat: &ChatRef) -> SkillScopeRefs {
+    match chat {
+        ChatRef::Character { character_id, .. } if !character_id.trim().is_empty() => {
+            SkillScopeRefs {
+                preset: None,
+                character_id: Some(character_id.clone()),
+            }
+        }
+        _ => SkillScopeRefs::default(),
+    }
+}
+
+/// `normal`, `regenerate`, `swipe`.
+pub(super) fn generation_name(generation: GenerationType) -> &'static str {
+    match generation {
+        GenerationType::Normal => "normal",
+        GenerationType::Regenerate => "regenerate",
+        GenerationType::Swipe => "swipe",
+    }
+}

@@ -1,0 +1,284 @@
+//! The command line: every subcommand, flag and argument of `tavern-agent` (DESIGN §6).
+
+use std::path::PathBuf;
+
+use agent_domain::event::RunStatus;
+use agent_domain::run::GenerationType;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Run TauriTavern-style agents on SillyTavern chats from the terminal.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tavern-agent",
+    version,
+    after_help = "Exit status: 0 success, 1 failure, 2 bad arguments or a missing object. \
+                  `run` and `demo`: 0 completed, 2 no run created, 3 partial success, 4 failed, \
+                  130 cancelled. See docs/cli.md."
+)]
+pub struct Cli {
+    /// The data directory (a SillyTavern user folder). Default: `$TAVERN_AGENT_DATA_DIR`,
+    /// else the platform data directory.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run an agent on a chat and commit its answer.
+    #[command(
+        after_help = "Exit status: 0 run_completed, 2 bad arguments or configuration (no run \
+                      created), 3 run_partial_success, 4 run_failed, 130 run_cancelled (Ctrl-C)."
+    )]
+    Run(RunArgs),
+    /// Run the bundled offline demo in a fresh temporary data directory.
+    Demo,
+    /// Inspect and cancel runs.
+    Runs {
+        #[command(subcommand)]
+        command: RunsCommand,
+    },
+    /// Inspect the tools an agent can be given.
+    Tools {
+        #[command(subcommand)]
+        command: ToolsCommand,
+    },
+    /// Manage agent profiles.
+    Profiles {
+        #[command(subcommand)]
+        command: ProfilesCommand,
+    },
+    /// Inspect the prompt a run would start from.
+    Prompt {
+        #[command(subcommand)]
+        command: PromptCommand,
+    },
+}
+
+/// `tavern-agent run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The chat: a `.jsonl` path, absolute or relative to `<data-dir>/chats/`.
+    #[arg(long, value_name = "PATH")]
+    pub chat: String,
+    /// The agent profile (default: the built-in `default-writer`).
+    #[arg(long, value_name = "ID")]
+    pub profile: Option<String>,
+    /// Call the model of this saved LLM connection.
+    #[arg(long, value_name = "NAME", conflicts_with = "script")]
+    pub connection: Option<String>,
+    /// Play the model from this script file (offline; see docs/scripted-model.md).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Start from this prompt snapshot (JSON) instead of assembling one from the chat.
+    #[arg(long, value_name = "FILE")]
+    pub prompt_snapshot: Option<PathBuf>,
+    /// How the answer relates to the chat.
+    #[arg(long, value_enum, default_value_t = GenerationArg::Normal)]
+    pub generation_type: GenerationArg,
+    /// Run in the background: the agent may finish without committing.
+    #[arg(long)]
+    pub background: bool,
+    /// Print every journal event as one JSON line on stdout instead of the timeline.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// SillyTavern's generation types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenerationArg {
+    Normal,
+    Regenerate,
+    Swipe,
+}
+
+impl From<GenerationArg> for GenerationType {
+    fn from(arg: GenerationArg) -> Self {
+        match arg {
+            GenerationArg::Normal => Self::Normal,
+            GenerationArg::Regenerate => Self::Regenerate,
+            GenerationArg::Swipe => Self::Swipe,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// List runs, newest first.
+    List {
+        /// Only runs of this chat.
+        #[arg(long, value_name = "PATH")]
+        chat: Option<String>,
+        /// Only runs in this status (repeatable).
+        #[arg(long, value_enum, value_name = "STATUS")]
+        status: Vec<StatusArg>,
+        /// At most this many runs (1..=200, default 50).
+        #[arg(long, value_name = "N")]
+        limit: Option<u32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a run's journal events.
+    Events {
+        run_id: String,
+        /// Only events before this seq (the newest page of them).
+        #[arg(long, value_name = "N", conflicts_with = "after_seq")]
+        before_seq: Option<u64>,
+        /// Only events after this seq.
+        #[arg(long, value_name = "N")]
+        after_seq: Option<u64>,
+        /// At most this many events (1..=500, default 100).
+        #[arg(long, value_name = "N")]
+        limit: Option<u32>,
+        /// Print every event after `--after-seq` (default: all), then new ones until the
+        /// run ends.
+        #[arg(long, conflicts_with_all = ["before_seq", "limit"])]
+        follow: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a run's summary.
+    Show {
+        run_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a file of a run's workspace (`output/main.md`, `tool-results/…`).
+    File {
+        run_id: String,
+        path: String,
+        /// Print the file record (path, content, metrics) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one model round of a run.
+    Turn {
+        run_id: String,
+        round: u32,
+        /// The invocation (default: the root invocation).
+        #[arg(long, value_name = "ID")]
+        invocation: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask a running run to stop.
+    Cancel {
+        run_id: String,
+        /// Mark the run cancelled at once, for a run whose process is gone (fails while
+        /// another process still drives it).
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Run statuses, as `--status` spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum StatusArg {
+    Created,
+    InitializingWorkspace,
+    AssemblingContext,
+    CallingModel,
+    DispatchingTool,
+    ApplyingWorkspacePatch,
+    CreatingCheckpoint,
+    AwaitingHostCommit,
+    Finishing,
+    Completed,
+    PartialSuccess,
+    Cancelling,
+    Cancelled,
+    Failed,
+}
+
+impl From<StatusArg> for RunStatus {
+    fn from(arg: StatusArg) -> Self {
+        match arg {
+            StatusArg::Created => Self::Created,
+            StatusArg::InitializingWorkspace => Self::InitializingWorkspace,
+            StatusArg::AssemblingContext => Self::AssemblingContext,
+            StatusArg::CallingModel => Self::CallingModel,
+            StatusArg::DispatchingTool => Self::DispatchingTool,
+            StatusArg::ApplyingWorkspacePatch => Self::ApplyingWorkspacePatch,
+            StatusArg::CreatingCheckpoint => Self::CreatingCheckpoint,
+            StatusArg::AwaitingHostCommit => Self::AwaitingHostCommit,
+            StatusArg::Finishing => Self::Finishing,
+            StatusArg::Completed => Self::Completed,
+            StatusArg::PartialSuccess => Self::PartialSuccess,
+            StatusArg::Cancelling => Self::Cancelling,
+            StatusArg::Cancelled => Self::Cancelled,
+            StatusArg::Failed => Self::Failed,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// List the tools with their canonical ids and model aliases.
+    List {
+        /// Print JSON (one array of descriptors) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProfilesCommand {
+    /// List the profiles (the built-in `default-writer` and the saved ones).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a profile document.
+    Show {
+        id: String,
+        /// Print compact JSON (default: pretty JSON).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate and save a profile document from a file (its `id` names it).
+    Save {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a saved profile.
+    Delete {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a profile and report every problem found.
+    Diagnose {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the agent system prompt a profile runs with.
+    SystemPrompt {
+        id: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// Print the prompt snapshot a run on this chat would start from.
+    Build {
+        /// The chat: a `.jsonl` path, absolute or relative to `<data-dir>/chats/`.
+        #[arg(long, value_name = "PATH")]
+        chat: String,
+        #[arg(long, value_name = "ID")]
+        profile: Option<String>,
+        #[arg(long, value_enum, default_value_t = GenerationArg::Normal)]
+        generation_type: GenerationArg,
+        /// Print the snapshot as compact JSON (default: pretty JSON).
+        #[arg(long)]
+        json: bool,
+    },
+}

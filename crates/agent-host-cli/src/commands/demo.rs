@@ -1,0 +1,132 @@
+//! `demo`: the whole loop, offline, on bundled sample data in a fresh temporary data
+//! directory (kept afterwards so it can be explored).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use agent_application::prompt::PromptInput;
+use agent_application::runtime::StartRun;
+use agent_domain::run::GenerationType;
+use agent_gateway::scripted::ScriptedModel;
+use agent_infra_fs::chat::ChatLocator;
+use agent_infra_fs::layout::DataDir;
+
+use super::run::{ChosenModel, View, drive};
+use crate::exit::{CmdResult, Exit, OrExit};
+use crate::wiring::Host;
+
+/// The chat the demo answers, relative to `chats/`.
+const DEMO_CHAT: &str = "Seraphina/Forest Meeting.jsonl";
+
+/// The scripted model's part.
+const DEMO_SCRIPT: &str = include_str!("../../demo/script.json");
+
+/// Every file of `demo/data/`, by its path in the data directory.
+const DEMO_FILES: &[(&str, &[u8])] = &[
+    (
+        "chats/Seraphina/Forest Meeting.jsonl",
+        include_bytes!("../../demo/data/chats/Seraphina/Forest Meeting.jsonl"),
+    ),
+    (
+        "characters/Seraphina.json",
+        include_bytes!("../../demo/data/characters/Seraphina.json"),
+    ),
+    (
+        "_tauritavern/skills/installed/scene-writing/SKILL.md",
+        include_bytes!("../../demo/data/_tauritavern/skills/installed/scene-writing/SKILL.md"),
+    ),
+];
+
+pub async fn execute() -> CmdResult {
+    let root = tempfile::Builder::new()
+        .prefix("tavern-agent-demo-")
+        .tempdir()
+        .or_failure()?
+        .keep();
+    write_files(&root).or_failure()?;
+    say(&format!("demo data directory: {}", root.display()));
+
+    let data = DataDir::new(root.clone());
+    let (chat, _) = ChatLocator::resolve(&data, DEMO_CHAT).or_failure()?;
+    let model = ScriptedModel::from_json(DEMO_SCRIPT).or_failure()?;
+    let model = ChosenModel::scripted(model);
+    let host = Host::open(data);
+    let request = StartRun {
+        chat,
+        profile_id: None,
+        generation_type: GenerationType::Normal,
+        presentation: None,
+        prompt: PromptInput::Assemble,
+        model: model.gateway,
+        model_label: model.label,
+        model_binding: model.binding,
+    };
+    let outcome = drive(&host, request, View { json: false }).await?;
+    let dir = root.display();
+    say(&format!(
+        "\nThe demo's data directory is {dir}\n\
+         Look around:\n  \
+         tavern-agent --data-dir \"{dir}\" runs show {run}\n  \
+         tavern-agent --data-dir \"{dir}\" runs events {run}\n  \
+         tavern-agent --data-dir \"{dir}\" runs file {run} output/main.md\n  \
+         tail -n 1 \"{chat}\"",
+        run = outcome.run_id,
+        chat = root.join("chats").join(DEMO_CHAT).display(),
+    ));
+    Ok(Exit::of_run(outcome.status))
+}
+
+/// Copies the bundled files into `root`.
+fn write_files(root: &Path) -> io::Result<()> {
+    for (path, bytes) in DEMO_FILES {
+        let target = root.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(target, bytes)?;
+    }
+    Ok(())
+}
+
+fn say(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn files_under(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files_under(&path, base, out);
+            } else {
+                let relative = path.strip_prefix(base).unwrap();
+                out.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    #[test]
+    fn every_demo_file_is_embedded() {
+        let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("demo/data");
+        let mut on_disk = Vec::new();
+        files_under(&base, &base, &mut on_disk);
+        on_disk.sort();
+        let mut embedded: Vec<String> = DEMO_FILES.iter().map(|(p, _)| (*p).to_owned()).collect();
+        embedded.sort();
+        assert_eq!(
+            embedded, on_disk,
+            "list every file of demo/data in DEMO_FILES"
+        );
+    }
+
+    #[test]
+    fn the_script_loads() {
+        assert!(ScriptedModel::from_json(DEMO_SCRIPT).is_ok());
+    }
+}

@@ -1,0 +1,45 @@
+//! One module per subcommand. Each parses nothing (clap did), asks the services, and
+//! renders what they answer.
+
+pub mod demo;
+pub mod profiles;
+pub mod prompt;
+pub mod run;
+pub mod runs;
+pub mod tools;
+
+use agent_infra_fs::chat::ChatLocator;
+use agent_infra_fs::layout::DataDir;
+
+use crate::cli::{Cli, Command};
+use crate::exit::{CmdResult, OrExit};
+use crate::wiring::{Host, data_dir};
+
+/// Runs the parsed command line.
+pub async fn dispatch(cli: Cli) -> CmdResult {
+    let Cli {
+        data_dir: flag,
+        command,
+    } = cli;
+    if let Command::Demo = command {
+        // The demo brings its own data directory.
+        return demo::execute().await;
+    }
+    let host = Host::open(data_dir(flag)?);
+    match command {
+        Command::Run(args) => run::execute(&host, args).await,
+        Command::Demo => demo::execute().await,
+        Command::Runs { command } => runs::execute(&host, command).await,
+        Command::Tools { command } => tools::execute(&host, command),
+        Command::Profiles { command } => profiles::execute(&host, command).await,
+        Command::Prompt { command } => prompt::execute(&host, command).await,
+    }
+}
+
+/// Resolves a `--chat` path to the chat it names; a bad path is a usage error.
+pub fn resolve_chat(
+    data: &DataDir,
+    raw: &str,
+) -> CmdResult<(agent_domain::event::ChatRef, std::path::PathBuf)> {
+    ChatLocator::resolve(data, raw).or_usage()
+}

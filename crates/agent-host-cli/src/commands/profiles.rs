@@ -1,0 +1,125 @@
+//! `profiles list | show | save | delete | diagnose | system-prompt`, through the profile
+//! service.
+
+use agent_application::profiles::{ProfileListing, ProfileServiceError};
+use serde_json::json;
+
+use crate::cli::ProfilesCommand;
+use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::render::{json, table};
+use crate::wiring::Host;
+
+pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
+    let profiles = host.profiles();
+    match command {
+        ProfilesCommand::List { json } => {
+            let listings = profiles.list().await.map_err(profile_error)?;
+            if json {
+                json::print_pretty(&listings).or_failure()?;
+            } else {
+                print!("{}", listing_table(&listings));
+            }
+        }
+        ProfilesCommand::Show { id, json } => {
+            let loaded = profiles.load(&id).await.map_err(profile_error)?;
+            if json {
+                json::print_compact(&loaded.document).or_failure()?;
+            } else {
+                let text = loaded.document.to_json_pretty().or_failure()?;
+                println!("{text}");
+            }
+        }
+        ProfilesCommand::Save { file, json } => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|err| fail(Exit::Usage, format!("{}: {err}", file.display())))?;
+            let summary = profiles.save(&text).await.map_err(profile_error)?;
+            if json {
+                json::print_pretty(&summary).or_failure()?;
+            } else {
+                println!("saved profile {}", summary.id);
+            }
+        }
+        ProfilesCommand::Delete { id, json } => {
+            let removed = profiles.delete(&id).await.map_err(profile_error)?;
+            if !removed {
+                return Err(fail(Exit::Usage, format!("no saved profile `{id}`")));
+            }
+            if json {
+                json::print_compact(&json!({"id": id, "deleted": true})).or_failure()?;
+            } else {
+                println!("deleted profile {id}");
+            }
+        }
+        ProfilesCommand::Diagnose { id, json } => {
+            let health = profiles.diagnose(&id).await.map_err(profile_error)?;
+            if json {
+                json::print_pretty(&health).or_failure()?;
+            } else {
+                println!("{}: {}", health.profile_id, json::name_of(&health.status));
+                for issue in &health.issues {
+                    let severity = json::name_of(&issue.severity);
+                    println!("  {severity:<7}  {}: {}", issue.code, issue.message);
+                }
+            }
+        }
+        ProfilesCommand::SystemPrompt { id, json } => {
+            let prompt = profiles
+                .system_prompt(id.as_deref())
+                .await
+                .map_err(profile_error)?;
+            if json {
+                json::print_compact(&json!({"profileId": id, "systemPrompt": prompt}))
+                    .or_failure()?;
+            } else {
+                println!("{}", prompt.trim_end());
+            }
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// Bad ids, unknown profiles, invalid documents and the read-only built-in are the caller's
+/// mistake (exit 2); broken stored files and storage failures are not (exit 1).
+pub fn profile_error(error: ProfileServiceError) -> Failed {
+    let exit = match &error {
+        ProfileServiceError::Profile(_) | ProfileServiceError::BuiltinReadonly { .. } => {
+            Exit::Usage
+        }
+        other if other.is_not_found() => Exit::Usage,
+        _ => Exit::Failure,
+    };
+    Failed {
+        exit,
+        error: anyhow::Error::new(error),
+    }
+}
+
+fn listing_table(listings: &[ProfileListing]) -> String {
+    let rows: Vec<Vec<String>> = listings
+        .iter()
+        .map(|listing| match listing {
+            ProfileListing::Valid(summary) => vec![
+                summary.id.to_string(),
+                "valid".to_owned(),
+                json::name_of(&summary.source),
+                json::name_of(&summary.presentation),
+                summary.display_name.clone(),
+            ],
+            ProfileListing::Invalid(problem) => vec![
+                problem.id.clone(),
+                "invalid".to_owned(),
+                "file".to_owned(),
+                "-".to_owned(),
+                format!("{}: {}", problem.code, problem.message),
+            ],
+            other => vec![
+                other.id().to_owned(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+            ],
+        })
+        .collect();
+    table::render(&["ID", "STATUS", "SOURCE", "PRESENTATION", "NAME"], &rows)
+}

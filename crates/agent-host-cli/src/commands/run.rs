@@ -1,0 +1,304 @@
+//! `run`: start a run on a chat, show it live, and exit with its outcome.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_application::ports::{EventStream, ModelGateway};
+use agent_application::prompt::PromptInput;
+use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::{RunOutcome, StartRun, StartRunError};
+use agent_domain::ErrorCode;
+use agent_domain::event::{
+    ModelBindingMode, ModelBindingResolvedPayload, Presentation, ROOT_INVOCATION_ID,
+};
+use agent_domain::profile::ModelBinding;
+use agent_domain::run::RunId;
+use agent_gateway::scripted::ScriptedModel;
+use futures::StreamExt;
+
+use super::resolve_chat;
+use crate::cli::RunArgs;
+use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::render::json;
+use crate::render::timeline::{Timeline, millis};
+use crate::wiring::Host;
+
+/// How long to wait for the last events to be shown once the run's task has ended.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How a run is shown.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    /// Journal lines on stdout instead of the timeline and the message.
+    pub json: bool,
+}
+
+pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
+    let (chat, _) = resolve_chat(&host.storage.data, &args.chat)?;
+    let prompt = match &args.prompt_snapshot {
+        Some(path) => PromptInput::Snapshot(read_json(path)?),
+        None => PromptInput::Assemble,
+    };
+    let model = choose_model(host, &args).await?;
+    let request = StartRun {
+        chat,
+        profile_id: args.profile.clone(),
+        generation_type: args.generation_type.into(),
+        presentation: args.background.then_some(Presentation::Background),
+        prompt,
+        model: model.gateway,
+        model_label: model.label,
+        model_binding: model.binding,
+    };
+    let outcome = drive(host, request, View { json: args.json }).await?;
+    Ok(Exit::of_run(outcome.status))
+}
+
+/// The model of a run, as the runtime wants it.
+pub struct ChosenModel {
+    pub gateway: Arc<dyn ModelGateway>,
+    pub label: ModelLabel,
+    pub binding: ModelBindingResolvedPayload,
+}
+
+impl std::fmt::Debug for ChosenModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChosenModel")
+            .field("label", &self.label)
+            .field("binding", &self.binding)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChosenModel {
+    /// The scripted model of a loaded script.
+    pub fn scripted(model: ScriptedModel) -> Self {
+        Self {
+            gateway: Arc::new(model),
+            label: ModelLabel {
+                provider_format: Some("scripted".to_owned()),
+                model: Some("scripted".to_owned()),
+            },
+            binding: ModelBindingResolvedPayload {
+                invocation_id: ROOT_INVOCATION_ID.to_owned(),
+                mode: ModelBindingMode::Script,
+                connection: None,
+                provider_format: Some("scripted".to_owned()),
+                model_id: Some("scripted".to_owned()),
+            },
+        }
+    }
+}
+
+/// `--script`, else `--connection`, else the profile's own binding (DESIGN §6).
+async fn choose_model(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
+    if let Some(path) = &args.script {
+        let model = ScriptedModel::from_file(path).or_usage()?;
+        return Ok(ChosenModel::scripted(model));
+    }
+    if let Some(name) = &args.connection {
+        return Err(connection(host, name));
+    }
+    // Only to learn the profile's binding; the runtime resolves it again (and reports its
+    // problems) when the run starts.
+    let profile = host
+        .profiles()
+        .resolve(args.profile.as_deref())
+        .await
+        .or_usage()?;
+    profile.ensure_model_configured().or_usage()?;
+    match &profile.model {
+        ModelBinding::ConnectionRef { connection_ref, .. } => Err(connection(host, connection_ref)),
+        _ => Err(fail(
+            Exit::Usage,
+            format!(
+                "no model chosen: profile `{}` runs on the model given on the command line; \
+                 pass --script FILE to play the model from a script (see docs/scripted-model.md)",
+                profile.id
+            ),
+        )),
+    }
+}
+
+/// A named provider connection. Provider adapters arrive with the gateway issue; until then
+/// every connection is refused, with a message saying why.
+fn connection(host: &Host, name: &str) -> Failed {
+    let file = host
+        .storage
+        .data
+        .llm_connections()
+        .join(format!("{name}.json"));
+    let plain = !name.is_empty() && !name.contains(['/', '\\', '\0']) && name != "..";
+    if plain && file.is_file() {
+        fail(
+            Exit::Usage,
+            format!(
+                "connection `{name}`: provider connections are not supported by this build yet; \
+                 pass --script FILE to play the model from a script"
+            ),
+        )
+    } else {
+        fail(Exit::Usage, format!("unknown connection {name}"))
+    }
+}
+
+/// Reads a JSON file given on the command line; an unreadable or invalid file is a usage
+/// error.
+fn read_json(path: &Path) -> CmdResult<serde_json::Value> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| fail(Exit::Usage, format!("{}: {err}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|err| fail(Exit::Usage, format!("{}: not JSON: {err}", path.display())))
+}
+
+/// Starts the run, shows it until it ends (cancelling it on Ctrl-C), and returns how it
+/// ended. A run that cannot start is a usage error: no run exists.
+pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunOutcome> {
+    let mut interrupts = Interrupts::install().or_failure()?;
+    let started = host.runtime.start_run(request).await.map_err(start_error)?;
+    let run_id = started.run.id.clone();
+    {
+        let mut err = io::stderr().lock();
+        let _ = writeln!(err, "run: {run_id}");
+    }
+    let events = host.storage.journal.follow(&run_id, 0).await.or_failure()?;
+    let run_dir = host
+        .storage
+        .locator
+        .run_dir(&run_id)
+        .ok()
+        .map(|dir| dir.path().to_path_buf());
+    let clock = Instant::now();
+    let mut task = tokio::spawn(started.task);
+    let mut shown = tokio::spawn(show(events, view, run_dir));
+
+    let mut cancelled = false;
+    let outcome = loop {
+        tokio::select! {
+            joined = &mut task => break joined.or_failure()?,
+            () = interrupts.recv() => {
+                if cancelled {
+                    // A second Ctrl-C: stop waiting.
+                    return Err(fail(Exit::Cancelled, format!("interrupted; run {run_id} may still be marked running")));
+                }
+                cancelled = true;
+                cancel(host, &run_id).await;
+            }
+        }
+    };
+    // The event stream ends with the terminal event the task journaled last.
+    if tokio::time::timeout(DRAIN_TIMEOUT, &mut shown)
+        .await
+        .is_err()
+    {
+        shown.abort();
+    }
+    if !view.json {
+        report(&outcome, clock.elapsed());
+    }
+    Ok(outcome)
+}
+
+async fn cancel(host: &Host, run_id: &RunId) {
+    if let Err(error) = host.runtime.cancel(run_id).await {
+        let mut err = io::stderr().lock();
+        let _ = writeln!(err, "error: cannot cancel {run_id}: {error}");
+    }
+}
+
+/// Renders the journal as it grows: JSON lines, or the timeline.
+async fn show(mut events: EventStream, view: View, run_dir: Option<PathBuf>) {
+    let mut timeline = (!view.json).then(|| Timeline::new(run_dir));
+    while let Some(line) = events.next().await {
+        let line = match line {
+            Ok(line) => line,
+            Err(error) => {
+                let mut err = io::stderr().lock();
+                let _ = writeln!(err, "error: reading the journal: {error}");
+                break;
+            }
+        };
+        match &mut timeline {
+            Some(timeline) => timeline.show(&line),
+            None => {
+                if json::write_line(&mut io::stdout().lock(), &line).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(timeline) = &mut timeline {
+        timeline.finish();
+    }
+}
+
+/// The committed message on stdout, then the run's status line on stderr.
+fn report(outcome: &RunOutcome, elapsed: Duration) {
+    if let Some(text) = &outcome.committed_text {
+        let mut out = io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        if !text.ends_with('\n') {
+            let _ = out.write_all(b"\n");
+        }
+        let _ = out.flush();
+    }
+    let style = crate::render::timeline::Style::for_stderr();
+    let status = outcome.status.as_str();
+    let status = match Exit::of_run(outcome.status) {
+        Exit::Ok => style.green(status),
+        Exit::Cancelled | Exit::PartialSuccess => style.yellow(status),
+        _ => style.red(status),
+    };
+    let plural = |n: u32, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let mut err = io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{status} · {} · {} · {}",
+        plural(outcome.rounds, "round", "rounds"),
+        plural(outcome.tool_calls, "tool call", "tool calls"),
+        millis(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
+    );
+}
+
+/// Every refusal to start is a usage error: the run does not exist.
+fn start_error(error: StartRunError) -> Failed {
+    let code = error.code();
+    Failed {
+        exit: Exit::Usage,
+        error: anyhow::Error::new(error).context(format!("cannot start the run ({code})")),
+    }
+}
+
+/// Ctrl-C, registered at once (not on first poll), so an interrupt that arrives while the
+/// run starts is not lost.
+struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    signal: tokio::signal::windows::CtrlC,
+}
+
+impl Interrupts {
+    fn install() -> io::Result<Self> {
+        #[cfg(unix)]
+        let signal = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        #[cfg(windows)]
+        let signal = tokio::signal::windows::ctrl_c()?;
+        Ok(Self { signal })
+    }
+
+    async fn recv(&mut self) {
+        if self.signal.recv().await.is_none() {
+            // The handler is gone; never report another interrupt.
+            std::future::pending::<()>().await;
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! `runs list | events | show | file | turn | cancel`: reading runs through the runtime's
+//! Host ABI calls.
+
+use std::io::{self, Write};
+
+use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreError};
+use agent_application::runtime::{ModelTurnView, RuntimeError};
+use agent_domain::event::{ChatRef, JournalLine};
+use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
+use agent_domain::workspace::WorkspacePath;
+use futures::StreamExt;
+use serde_json::json;
+
+use super::resolve_chat;
+use crate::cli::RunsCommand;
+use crate::exit::{CmdResult, Exit, Failed, OrExit};
+use crate::render::{json, table};
+use crate::wiring::Host;
+
+pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
+    match command {
+        RunsCommand::List {
+            chat,
+            status,
+            limit,
+            json,
+        } => {
+            let chat_ref = match chat {
+                Some(raw) => Some(resolve_chat(&host.storage.data, &raw)?.0),
+                None => None,
+            };
+            let query = RunListQuery {
+                chat_ref,
+                statuses: status.into_iter().map(Into::into).collect(),
+                limit,
+                ..RunListQuery::default()
+            };
+            let page = host.runtime.list_runs(&query).await.map_err(runtime)?;
+            if json {
+                json::print_pretty(&page.runs).or_failure()?;
+            } else {
+                print!("{}", runs_table(&page.runs));
+            }
+            Ok(Exit::Ok)
+        }
+        RunsCommand::Events {
+            run_id,
+            before_seq,
+            after_seq,
+            limit,
+            follow,
+            json,
+        } => {
+            let run = run_id_arg(&run_id)?;
+            let query = EventQuery {
+                before_seq,
+                after_seq,
+                limit,
+                invocation_id: None,
+            };
+            events(host, &run, query, follow, json).await
+        }
+        RunsCommand::Show { run_id, json } => {
+            let run = run_id_arg(&run_id)?;
+            let summary = host.runtime.run_summary(&run).await.map_err(runtime)?;
+            if json {
+                json::print_pretty(&summary).or_failure()?;
+            } else {
+                print!("{}", summary_text(&summary));
+            }
+            Ok(Exit::Ok)
+        }
+        RunsCommand::File { run_id, path, json } => {
+            let run = run_id_arg(&run_id)?;
+            let path = WorkspacePath::parse(&path).or_usage()?;
+            known(host, &run).await?;
+            let file = host
+                .runtime
+                .read_workspace_file(&run, &path)
+                .await
+                .map_err(runtime)?;
+            if json {
+                json::print_pretty(&json!({
+                    "runId": run.as_str(),
+                    "path": path,
+                    "text": file.text,
+                    "sha256": file.sha256,
+                    "bytes": file.bytes,
+                }))
+                .or_failure()?;
+            } else {
+                let mut out = io::stdout().lock();
+                out.write_all(file.text.as_bytes()).or_failure()?;
+                out.flush().or_failure()?;
+            }
+            Ok(Exit::Ok)
+        }
+        RunsCommand::Turn {
+            run_id,
+            round,
+            invocation,
+            json,
+        } => {
+            let run = run_id_arg(&run_id)?;
+            let invocation = invocation
+                .as_deref()
+                .map(InvocationId::parse)
+                .transpose()
+                .or_usage()?;
+            known(host, &run).await?;
+            let view = host
+                .runtime
+                .read_model_turn(&run, invocation.as_ref(), round)
+                .await
+                .map_err(runtime)?;
+            if json {
+                json::print_pretty(&view).or_failure()?;
+            } else {
+                print!("{}", turn_text(&view));
+            }
+            Ok(Exit::Ok)
+        }
+        RunsCommand::Cancel {
+            run_id,
+            force,
+            json,
+        } => {
+            let run = run_id_arg(&run_id)?;
+            let status = if force {
+                host.runtime.mark_cancelled(&run).await
+            } else {
+                host.runtime.cancel(&run).await
+            }
+            .map_err(runtime)?;
+            if json {
+                json::print_compact(&json!({"runId": run.as_str(), "status": status}))
+                    .or_failure()?;
+            } else {
+                println!("{run}: {}", status.as_str());
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// `runs events`: one page, or (with `--follow`) everything after `--after-seq` and then
+/// new events until the run's terminal event.
+async fn events(
+    host: &Host,
+    run: &RunId,
+    query: EventQuery,
+    follow: bool,
+    json: bool,
+) -> CmdResult {
+    let mut out = io::stdout().lock();
+    let mut print = |line: &JournalLine| -> CmdResult<()> {
+        if json {
+            json::write_line(&mut out, line).or_failure()
+        } else {
+            writeln!(out, "{}", event_text(line)).or_failure()
+        }
+    };
+    if !follow {
+        let lines = host
+            .runtime
+            .read_events(run, &query)
+            .await
+            .map_err(runtime)?;
+        for line in &lines {
+            print(line)?;
+        }
+        return Ok(Exit::Ok);
+    }
+    known(host, run).await?;
+    let mut stream = host
+        .storage
+        .journal
+        .follow(run, query.after_seq.unwrap_or(0))
+        .await
+        .or_failure()?;
+    while let Some(line) = stream.next().await {
+        let line = line.or_failure()?;
+        print(&line)?;
+    }
+    Ok(Exit::Ok)
+}
+
+/// Fails with exit 2 when the run does not exist (some reads would report a missing run
+/// as a storage fault).
+async fn known(host: &Host, run: &RunId) -> CmdResult<()> {
+    host.runtime.load_run(run).await.map_err(runtime)?;
+    Ok(())
+}
+
+/// A run id from the command line; a malformed one is a usage error.
+pub fn run_id_arg(raw: &str) -> CmdResult<RunId> {
+    RunId::parse(raw).or_usage()
+}
+
+/// A runtime error: exit 2 when the request named something that does not exist or was
+/// malformed, 1 when the storage failed.
+pub fn runtime(error: RuntimeError) -> Failed {
+    let caller_mistake = match &error {
+        RuntimeError::Store(error) => {
+            matches!(error, StoreError::NotFound(_) | StoreError::Invalid { .. })
+        }
+        RuntimeError::Journal(error) => matches!(
+            error,
+            JournalError::NotFound(_) | JournalError::InvalidQuery { .. }
+        ),
+        RuntimeError::Workspace(error) => !error.is_fatal(),
+        RuntimeError::PathNotReadable(_) => true,
+        _ => false,
+    };
+    Failed {
+        exit: if caller_mistake {
+            Exit::Usage
+        } else {
+            Exit::Failure
+        },
+        error: anyhow::Error::new(error),
+    }
+}
+
+fn runs_table(runs: &[AgentRun]) -> String {
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|run| {
+            vec![
+                run.id.to_string(),
+                run.status.as_str().to_owned(),
+                run.created_at.clone(),
+                run.profile_id.clone().unwrap_or_else(|| "-".to_owned()),
+                chat_label(&run.chat_ref),
+            ]
+        })
+        .collect();
+    table::render(&["RUN", "STATUS", "CREATED", "PROFILE", "CHAT"], &rows)
+}
+
+/// `Alice/chat.jsonl` or `group chats/<id>.jsonl`.
+pub fn chat_label(chat: &ChatRef) -> String {
+    match chat {
+        ChatRef::Character {
+            character_id,
+            file_name,
+        } => format!("{character_id}/{file_name}.jsonl"),
+        ChatRef::Group { chat_id } => format!("group chats/{chat_id}.jsonl"),
+        other => format!("{other:?}"),
+    }
+}
+
+fn summary_text(s: &RunSummary) -> String {
+    let mut rows: Vec<(&str, String)> = vec![
+        ("run", s.run_id.to_string()),
+        ("status", s.status.as_str().to_owned()),
+        ("chat", chat_label(&s.chat_ref)),
+        (
+            "profile",
+            s.profile_id.clone().unwrap_or_else(|| "-".to_owned()),
+        ),
+        (
+            "generation",
+            format!("{:?}", s.generation_type).to_lowercase(),
+        ),
+        (
+            "presentation",
+            format!("{:?}", s.presentation).to_lowercase(),
+        ),
+        ("created", s.created_at.clone()),
+        ("updated", s.updated_at.clone()),
+        ("rounds", s.model_rounds.to_string()),
+        ("tool calls", s.tool_calls.to_string()),
+        ("commits", s.commit_count.to_string()),
+    ];
+    if let Some(message) = &s.message_id {
+        let index = s
+            .message_index
+            .map(|i| format!(" (index {i})"))
+            .unwrap_or_default();
+        rows.push(("message", format!("{message}{index}")));
+    }
+    if let Some(terminal) = &s.terminal {
+        rows.push((
+            "ended",
+            format!(
+                "{} (seq {}) at {}",
+                terminal.event_type, terminal.seq, terminal.timestamp
+            ),
+        ));
+    }
+    if let Some(error) = &s.error {
+        rows.push(("error", format!("{}: {}", error.code, error.message)));
+    }
+    rows.push(("workspace", s.workspace_id.to_string()));
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<width$}  {v}\n"))
+        .collect()
+}
+
+/// `seq  time  level  type  payload` on one line.
+fn event_text(line: &JournalLine) -> String {
+    let payload = serde_json::to_value(&line.event)
+        .ok()
+        .and_then(|mut value| value.get_mut("payload").map(std::mem::take))
+        .filter(|payload| !payload.is_null())
+        .map(|payload| table::truncate(&payload.to_string(), 160))
+        .unwrap_or_default();
+    let level = json::name_of(&line.level);
+    format!(
+        "{:>5}  {}  {:<5}  {:<28}  {payload}",
+        line.seq,
+        line.timestamp,
+        level,
+        line.event_type()
+    )
+    .trim_end()
+    .to_owned()
+}
+
+/// A model turn for people: the model, its text, its reasoning preview, its tool calls.
+fn turn_text(view: &ModelTurnView) -> String {
+    let mut out = format!(
+        "run {} · {} · round {} · finish: {}\n",
+        view.run_id, view.invocation_id, view.round, view.finish_reason
+    );
+    if let Some(model) = &view.model {
+        out.push_str(&format!("model: {model}\n"));
+    }
+    if let Some(reasoning) = &view.reasoning {
+        let more = if reasoning.truncated { "…" } else { "" };
+        out.push_str(&format!(
+            "reasoning ({} chars): {}{more}\n",
+            reasoning.chars, reasoning.preview
+        ));
+    }
+    if !view.assistant_text.is_empty() {
+        out.push_str(&format!("text:\n{}\n", view.assistant_text.trim_end()));
+    }
+    for call in &view.tool_calls {
+        out.push_str(&format!(
+            "tool call {} {} ({}) {}\n",
+            call.call_id, call.tool_id, call.alias, call.arguments_preview
+        ));
+    }
+    out
+}

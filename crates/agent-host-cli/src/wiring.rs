@@ -1,0 +1,98 @@
+//! The composition root: finds the data directory and builds the adapters and services
+//! over it. Nothing here decides anything about runs; it only connects parts.
+
+use std::env;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_application::ports::CharacterCards;
+use agent_application::profiles::ProfileService;
+use agent_application::runtime::{AgentRuntime, RuntimePorts};
+use agent_infra_fs::FsStorage;
+use agent_infra_fs::digest::Sha256Digest;
+use agent_infra_fs::environment::{OsRng, SystemClock, UuidIds};
+use agent_infra_fs::layout::DataDir;
+
+use crate::exit::{CmdResult, Exit, fail};
+
+/// The environment variable that names the data directory when `--data-dir` is absent.
+pub const DATA_DIR_ENV: &str = "TAVERN_AGENT_DATA_DIR";
+/// The folder name under the platform's data directory.
+const APP_DIR: &str = "tavern-agent";
+
+/// The data directory: `--data-dir`, else `$TAVERN_AGENT_DATA_DIR`, else the platform's.
+pub fn data_dir(flag: Option<PathBuf>) -> CmdResult<DataDir> {
+    if let Some(dir) = flag {
+        return Ok(DataDir::new(dir));
+    }
+    if let Some(dir) = env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
+        return Ok(DataDir::new(PathBuf::from(dir)));
+    }
+    platform_data_dir().map(DataDir::new).ok_or_else(|| {
+        fail(
+            Exit::Usage,
+            format!("no data directory: pass --data-dir DIR or set ${DATA_DIR_ENV}"),
+        )
+    })
+}
+
+/// `$XDG_DATA_HOME/tavern-agent` or `~/.local/share/tavern-agent` (Linux and other Unix),
+/// `~/Library/Application Support/tavern-agent` (macOS), `%APPDATA%\tavern-agent` (Windows).
+fn platform_data_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(windows) {
+        var("APPDATA")
+    } else if cfg!(target_os = "macos") {
+        var("HOME").map(|home| home.join("Library").join("Application Support"))
+    } else {
+        var("XDG_DATA_HOME").or_else(|| var("HOME").map(|home| home.join(".local").join("share")))
+    };
+    base.map(|base| base.join(APP_DIR))
+}
+
+/// Everything a command may need, over one data directory.
+#[derive(Debug)]
+pub struct Host {
+    pub storage: FsStorage,
+    pub runtime: AgentRuntime,
+}
+
+impl Host {
+    /// Wires the file-system adapters and the real environment to the runtime.
+    pub fn open(data: DataDir) -> Self {
+        let storage = FsStorage::open(data);
+        let runtime = AgentRuntime::new(RuntimePorts {
+            runs: storage.runs.clone(),
+            journal: storage.journal.clone(),
+            audit: storage.audit.clone(),
+            workspace: storage.workspace.clone(),
+            checkpoints: storage.checkpoints.clone(),
+            persist: storage.persist.clone(),
+            chats: storage.chats.clone(),
+            chat_commits: storage.chat_commits.clone(),
+            skills: storage.skills.clone(),
+            profiles: storage.profiles.clone(),
+            cancel_requests: storage.cancel_requests.clone(),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(UuidIds),
+            digest: Arc::new(Sha256Digest),
+            rng: Arc::new(OsRng),
+        })
+        .with_character_cards(storage.characters.clone());
+        Self { storage, runtime }
+    }
+
+    /// The character cards the prompt assembler reads.
+    pub fn characters(&self) -> Arc<dyn CharacterCards> {
+        self.storage.characters.clone()
+    }
+
+    /// The profile service over the data directory's profile store.
+    pub fn profiles(&self) -> ProfileService {
+        ProfileService::new(self.storage.profiles.clone())
+    }
+}

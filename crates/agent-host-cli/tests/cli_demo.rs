@@ -1,0 +1,47 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `tavern-agent demo`: offline, on bundled data, in a temporary data directory it keeps.
+
+mod cli_support;
+
+use std::path::PathBuf;
+
+use cli_support::*;
+
+#[test]
+fn the_demo_runs_the_whole_loop_and_keeps_its_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let assert = assert_cmd::Command::new(bin())
+        .env("TMPDIR", tmp.path())
+        .env("NO_COLOR", "1")
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .arg("demo")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(0);
+    let stdout = stdout_of(&assert);
+    let stderr = stderr_of(&assert);
+    // The committed message on stdout.
+    assert!(stdout.contains("Seraphina"), "{stdout}");
+    // The timeline, the outcome and where the data is.
+    assert!(stderr.contains("✓ workspace.commit"), "{stderr}");
+    assert!(stderr.contains("completed · "), "{stderr}");
+    let dir = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("demo data directory: "))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no data directory in:\n{stderr}"));
+    assert!(dir.starts_with(tmp.path()), "{}", dir.display());
+    let chat = std::fs::read_to_string(dir.join("chats/Seraphina/Forest Meeting.jsonl")).unwrap();
+    let last = chat.lines().last().unwrap();
+    assert!(last.contains("tarnished coins"), "{last}");
+
+    // The kept data directory answers the other commands.
+    let run_id = run_id_of(assert.get_output().stderr.as_slice());
+    let file = assert_cmd::Command::new(bin())
+        .arg("--data-dir")
+        .arg(&dir)
+        .args(["runs", "file", &run_id, "output/main.md"])
+        .assert()
+        .code(0);
+    assert_eq!(stdout_of(&file).trim_end(), stdout.trim_end());
+}

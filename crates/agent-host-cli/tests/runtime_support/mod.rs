@@ -1,0 +1,236 @@
+//! Shared set-up of the runtime end-to-end tests: a real data directory in a temp dir
+//! (every adapter of `FsStorage`), a SillyTavern chat, the scripted model, and helpers to
+//! run a script to its end and look at what it left.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_application::ports::{EventJournal, EventQuery};
+use agent_application::prompt::PromptInput;
+use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun, StartedRun};
+use agent_domain::event::{
+    ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunEvent,
+};
+use agent_domain::run::{GenerationType, RunId};
+use agent_gateway::scripted::ScriptedModel;
+use agent_infra_fs::FsStorage;
+use agent_infra_fs::digest::Sha256Digest;
+use agent_infra_fs::environment::{OsRng, SystemClock, UuidIds};
+use agent_infra_fs::layout::DataDir;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// The stable id written into the test chat's header, so workspace ids are predictable.
+pub const STABLE_CHAT_ID: &str = "stable-alice-chat";
+
+/// A data directory with one chat, `chats/Alice/chat.jsonl`.
+pub struct World {
+    pub dir: TempDir,
+    pub storage: FsStorage,
+    pub runtime: AgentRuntime,
+    pub chat: ChatRef,
+}
+
+/// A finished run and what it left.
+pub struct Finished {
+    pub outcome: RunOutcome,
+    pub run_id: RunId,
+    pub events: Vec<JournalLine>,
+    pub chat: String,
+}
+
+impl Finished {
+    /// The event types, in order.
+    pub fn types(&self) -> Vec<&'static str> {
+        types(&self.events)
+    }
+
+    /// The chat's messages (header excluded), parsed.
+    pub fn messages(&self) -> Vec<Value> {
+        messages(&self.chat)
+    }
+}
+
+pub fn types(events: &[JournalLine]) -> Vec<&'static str> {
+    events.iter().map(JournalLine::event_type).collect()
+}
+
+pub fn messages(chat: &str) -> Vec<Value> {
+    chat.lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The runtime's ports over `storage`, with the real clock, ids, hashing and dice.
+pub fn ports(storage: &FsStorage) -> RuntimePorts {
+    RuntimePorts {
+        runs: storage.runs.clone(),
+        journal: storage.journal.clone(),
+        audit: storage.audit.clone(),
+        workspace: storage.workspace.clone(),
+        checkpoints: storage.checkpoints.clone(),
+        persist: storage.persist.clone(),
+        chats: storage.chats.clone(),
+        chat_commits: storage.chat_commits.clone(),
+        skills: storage.skills.clone(),
+        profiles: storage.profiles.clone(),
+        cancel_requests: storage.cancel_requests.clone(),
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(UuidIds),
+        digest: Arc::new(Sha256Digest),
+        rng: Arc::new(OsRng),
+    }
+}
+
+/// The chat every test starts from: a header and three messages, ending with the user.
+pub fn chat_lines() -> Vec<Value> {
+    vec![
+        json!({
+            "user_name": "Bob",
+            "character_name": "Alice",
+            "create_date": "2026-01-01@10h00m00s",
+            "chat_metadata": {"integrity": STABLE_CHAT_ID}
+        }),
+        json!({"name": "Bob", "is_user": true, "is_system": false,
+               "send_date": "2026-01-01T10:00:00.000Z", "mes": "Hi Alice!", "extra": {}}),
+        json!({"name": "Alice", "is_user": false, "is_system": false,
+               "send_date": "2026-01-01T10:00:05.000Z", "mes": "Hello, Bob. The lighthouse is dark tonight.", "extra": {}}),
+        json!({"name": "Bob", "is_user": true, "is_system": false,
+               "send_date": "2026-01-01T10:01:00.000Z", "mes": "Tell me about the lighthouse keeper.", "extra": {}}),
+    ]
+}
+
+impl World {
+    pub fn new() -> Self {
+        Self::with_chat(&chat_lines())
+    }
+
+    pub fn with_chat(lines: &[Value]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("chats").join("Alice");
+        std::fs::create_dir_all(&folder).unwrap();
+        let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        std::fs::write(folder.join("chat.jsonl"), text).unwrap();
+        let storage = FsStorage::open(DataDir::new(dir.path()));
+        let runtime = AgentRuntime::new(ports(&storage));
+        Self {
+            dir,
+            storage,
+            runtime,
+            chat: ChatRef::Character {
+                character_id: "Alice".into(),
+                file_name: "chat".into(),
+            },
+        }
+    }
+
+    pub fn chat_path(&self) -> PathBuf {
+        self.dir
+            .path()
+            .join("chats")
+            .join("Alice")
+            .join("chat.jsonl")
+    }
+
+    pub fn chat_text(&self) -> String {
+        std::fs::read_to_string(self.chat_path()).unwrap()
+    }
+
+    /// A start request for `script` with a small prompt snapshot.
+    pub fn request(&self, script: &Value) -> StartRun {
+        StartRun {
+            chat: self.chat.clone(),
+            profile_id: None,
+            generation_type: GenerationType::Normal,
+            presentation: None,
+            prompt: PromptInput::Snapshot(json!({
+                "chatCompletionPayload": {
+                    "messages": [
+                        {"role": "system", "content": "You are Alice. Write the next reply."},
+                        {"role": "user", "content": "Tell me about the lighthouse keeper."}
+                    ]
+                }
+            })),
+            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
+            model_label: ModelLabel {
+                provider_format: Some("scripted".into()),
+                model: Some("script".into()),
+            },
+            model_binding: ModelBindingResolvedPayload {
+                invocation_id: "inv_root".into(),
+                mode: ModelBindingMode::Script,
+                connection: None,
+                provider_format: Some("scripted".into()),
+                model_id: None,
+            },
+        }
+    }
+
+    pub async fn start(&self, script: &Value) -> StartedRun {
+        self.runtime.start_run(self.request(script)).await.unwrap()
+    }
+
+    /// Starts `script`, drives it to its end and collects the journal and the chat.
+    pub async fn run(&self, script: &Value) -> Finished {
+        let started = self.start(script).await;
+        let run_id = started.run.id.clone();
+        let outcome = started.task.await;
+        self.finished(run_id, outcome).await
+    }
+
+    pub async fn finished(&self, run_id: RunId, outcome: RunOutcome) -> Finished {
+        let events = self.events(&run_id).await;
+        Finished {
+            outcome,
+            run_id,
+            events,
+            chat: self.chat_text(),
+        }
+    }
+
+    /// Every journaled event of the run.
+    pub async fn events(&self, run: &RunId) -> Vec<JournalLine> {
+        let query = EventQuery {
+            after_seq: Some(0),
+            limit: Some(500),
+            ..EventQuery::default()
+        };
+        self.storage.journal.read(run, &query).await.unwrap()
+    }
+
+    /// Whether any persistent state was promoted in the chat's workspace.
+    pub fn persistent_states(&self) -> Vec<String> {
+        let root = self.dir.path().join("_tauritavern/agent-workspaces/chats");
+        let mut states = Vec::new();
+        for workspace in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+            let dir = workspace.path().join("persistent-states");
+            for state in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                states.push(state.file_name().to_string_lossy().into_owned());
+            }
+        }
+        states
+    }
+}
+
+/// The statuses a run went through, from its `status_changed` events.
+pub fn statuses(events: &[JournalLine]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|line| match &line.event {
+            RunEvent::StatusChanged(change) => Some(change.status.as_str().to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The events of `kind` as JSON payloads.
+pub fn payloads(events: &[JournalLine], kind: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|line| line.event_type() == kind)
+        .map(|line| serde_json::to_value(line).unwrap()["payload"].clone())
+        .collect()
+}
