@@ -166,10 +166,6 @@ pub enum RunsCommand {
     /// Ask a running run to stop.
     Cancel {
         run_id: String,
-        /// Mark the run cancelled at once, for a run whose process is gone (fails while
-        /// another process still drives it).
-        #[arg(long)]
-        force: bool,
         #[arg(long)]
         json: bool,
     },

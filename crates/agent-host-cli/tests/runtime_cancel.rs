@@ -213,3 +213,25 @@ async fn an_abandoned_task_leaves_a_run_that_can_be_marked_cancelled() {
         RunStatus::Cancelled
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_cancel_marks_a_run_nobody_drives_cancelled() {
+    let world = World::new();
+    let started = world.start(&slow_script()).await;
+    let run_id = started.run.id.clone();
+    // The owner dies: its task is never driven and its journal is closed.
+    drop(started.task);
+    let World {
+        dir,
+        storage,
+        runtime,
+        ..
+    } = world;
+    drop((storage, runtime));
+    let other = AgentRuntime::new(ports(&FsStorage::open(DataDir::new(dir.path()))));
+    assert_eq!(other.cancel(&run_id).await.unwrap(), RunStatus::Cancelled);
+    assert_eq!(
+        other.load_run(&run_id).await.unwrap().status,
+        RunStatus::Cancelled
+    );
+}

@@ -19,8 +19,8 @@ use super::start::{StartRun, StartedRun, start_run};
 use super::views::{self, ModelTurnView};
 use super::wiring::RuntimePorts;
 use crate::ports::{
-    CharacterCard, CharacterCards, EventQuery, EventStream, RunListQuery, RunPage, StoreError,
-    WorkspaceFile,
+    CharacterCard, CharacterCards, EventQuery, EventStream, JournalError, RunListQuery, RunPage,
+    StoreError, WorkspaceFile,
 };
 
 /// What every clone of an [`AgentRuntime`] shares.
@@ -94,10 +94,12 @@ impl AgentRuntime {
     /// * A run this process drives: `run_cancel_requested`, status `cancelling`; the driver
     ///   stops at its next step (a model call or retry wait in flight is abandoned) and
     ///   journals `run_cancelled`.
-    /// * Any other run: a cancellation request is left for the process that drives it,
-    ///   which polls for it every [`CANCEL_POLL_INTERVAL`](super::CANCEL_POLL_INTERVAL) and
-    ///   then cancels as above. Reports `cancelling`. If no process drives the run any
-    ///   more, use [`mark_cancelled`](Self::mark_cancelled).
+    /// * A run another live process drives (its journal is locked): a cancellation
+    ///   request is left for that process, which polls for it every
+    ///   [`CANCEL_POLL_INTERVAL`](super::CANCEL_POLL_INTERVAL) and then cancels as above.
+    ///   Reports `cancelling`.
+    /// * A run no live process holds (its driver died): marked cancelled directly, as by
+    ///   [`mark_cancelled`](Self::mark_cancelled).
     pub async fn cancel(&self, run: &RunId) -> Result<RunStatus, RuntimeError> {
         if let Some(live) = self.shared.active.get(run) {
             let recorder = Recorder::new(self.shared.ports.clone(), live);
@@ -107,8 +109,13 @@ impl AgentRuntime {
         if record.status.is_terminal() {
             return Ok(record.status);
         }
-        self.shared.ports.cancel_requests.request(run).await?;
-        Ok(RunStatus::Cancelling)
+        match self.mark_inactive_run_cancelled(run).await {
+            Err(RuntimeError::Journal(JournalError::Locked(_))) => {
+                self.shared.ports.cancel_requests.request(run).await?;
+                Ok(RunStatus::Cancelling)
+            }
+            other => other,
+        }
     }
 
     /// Marks a run cancelled directly, for a run whose driving process died: journals
@@ -121,6 +128,11 @@ impl AgentRuntime {
         if self.shared.active.get(run).is_some() {
             return self.cancel(run).await;
         }
+        self.mark_inactive_run_cancelled(run).await
+    }
+
+    /// [`mark_cancelled`](Self::mark_cancelled) for a run this process does not drive.
+    async fn mark_inactive_run_cancelled(&self, run: &RunId) -> Result<RunStatus, RuntimeError> {
         let ports = &self.shared.ports;
         let mut record = ports.runs.load_run(run).await?;
         if record.status.is_terminal() {

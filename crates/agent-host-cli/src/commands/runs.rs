@@ -120,18 +120,9 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             }
             Ok(Exit::Ok)
         }
-        RunsCommand::Cancel {
-            run_id,
-            force,
-            json,
-        } => {
+        RunsCommand::Cancel { run_id, json } => {
             let run = run_id_arg(&run_id)?;
-            let status = if force {
-                host.runtime.mark_cancelled(&run).await
-            } else {
-                host.runtime.cancel(&run).await
-            }
-            .map_err(runtime)?;
+            let status = host.runtime.cancel(&run).await.map_err(runtime)?;
             if json {
                 json::print_compact(&json!({"runId": run.as_str(), "status": status}))
                     .or_failure()?;
