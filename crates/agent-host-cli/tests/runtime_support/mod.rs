@@ -234,3 +234,129 @@ pub fn payloads(events: &[JournalLine], kind: &str) -> Vec<Value> {
         .map(|line| serde_json::to_value(line).unwrap()["payload"].clone())
         .collect()
 }
+
+impl World {
+    /// Starts `request`, drives it to its end and collects the journal and the chat.
+    pub async fn run_request(&self, request: StartRun) -> Finished {
+        let started = self.runtime.start_run(request).await.unwrap();
+        let run_id = started.run.id.clone();
+        let outcome = started.task.await;
+        self.finished(run_id, outcome).await
+    }
+
+    /// Saves a profile `id` through the `ProfileService`: the built-in `default-writer`
+    /// document under another id, with `change` applied to its JSON.
+    pub async fn save_profile(&self, id: &str, change: impl FnOnce(&mut Value)) {
+        let text = agent_domain::profile::default_writer()
+            .to_json_pretty()
+            .unwrap();
+        let mut document: Value = serde_json::from_str(&text).unwrap();
+        document["id"] = json!(id);
+        document["displayName"] = json!(format!("Test profile {id}"));
+        change(&mut document);
+        let service =
+            agent_application::profiles::ProfileService::new(self.storage.profiles.clone());
+        service.save(&document.to_string()).await.unwrap();
+    }
+}
+
+/// A readable digest of a journal for snapshots: one line per event, its type and a few key
+/// payload fields. Ids that differ between runs, timestamps, hashes and durations are never
+/// among them (a run id inside a message is redacted).
+pub fn timeline(events: &[JournalLine]) -> String {
+    let mut out = String::new();
+    for line in events {
+        let kind = line.event_type();
+        let payload = serde_json::to_value(line).unwrap()["payload"].take();
+        let fields: Vec<String> = key_fields(kind)
+            .iter()
+            .filter_map(|key| {
+                let value = payload.get(*key)?;
+                (!value.is_null()).then(|| format!("{key}={}", show(value)))
+            })
+            .collect();
+        let text = format!("{kind:<36} {}", fields.join(" "));
+        out.push_str(redact_run_ids(text.trim_end()).as_str());
+        out.push('\n');
+    }
+    out
+}
+
+/// The payload fields [`timeline`] shows for each event type.
+fn key_fields(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "run_created" => &["presentation", "persistBaseStateId"],
+        "profile_resolved" => &["profileId", "source"],
+        "generation_intent_recorded" => &["generationType"],
+        "status_changed" => &["status"],
+        "context_assembled" => &["maxRounds", "modelRetry"],
+        "model_request_created" | "model_response_stored" => &["round"],
+        "model_call_attempt_started" => &["round", "attempt"],
+        "model_call_attempt_failed" => &["round", "attempt", "code", "retryable", "willRetry"],
+        "model_call_retry_scheduled" => &["round", "nextAttempt", "intervalMs"],
+        "model_completed" => &["round", "textChars", "toolCallCount"],
+        "direct_output_captured" => &["round", "path", "chars"],
+        "checkpoint_created" => &["reason"],
+        "drift_recovery_attempted" => &[
+            "round",
+            "attempt",
+            "maxAttempts",
+            "committedCount",
+            "reasonCode",
+        ],
+        "tool_call_requested" => &["round", "callId", "toolId"],
+        "tool_call_started" | "tool_result_stored" => &["callId"],
+        "tool_call_completed" => &["callId", "toolId"],
+        "tool_call_failed" => &["callId", "toolId", "errorCode", "fatal"],
+        "workspace_file_written" => &["path", "mode", "chars"],
+        "chat_commit_started" => &["callId", "path", "mode", "isExplicit"],
+        "chat_commit_requested" => &["path", "mode", "chars"],
+        "chat_commit_completed" => &["messageId", "mode", "isExplicit"],
+        "chat_commit_failed" => &["code", "message"],
+        "chat_commit_recorded" => &["commitCount", "messageId", "path", "mode"],
+        "agent_loop_finished" => &["round", "commitCount", "endedBy"],
+        "persistent_changes_committed" => &["changeCount"],
+        "persistent_state_metadata_update_requested" | "persistent_state_metadata_updated" => {
+            &["messageId"]
+        }
+        "agent_invocation_completed" | "agent_invocation_failed" | "agent_invocation_cancelled" => {
+            &["status"]
+        }
+        "run_failed" => &["code", "retryable", "userRetryable", "message"],
+        "run_partial_success" => &["code", "userRetryable", "preservedCommitCount", "message"],
+        "run_cancelled" => &["message"],
+        _ => &[],
+    }
+}
+
+/// A field value: plain words bare, other strings quoted, anything else as compact JSON.
+fn show(value: &Value) -> String {
+    match value {
+        Value::String(text) if !text.is_empty() && !text.contains(char::is_whitespace) => {
+            text.clone()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `run_` followed by 32 hex digits becomes `[run-id]`.
+fn redact_run_ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("run_") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let id = from
+            .get(4..36)
+            .filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()));
+        if id.is_some() {
+            out.push_str("[run-id]");
+            rest = &from[36..];
+        } else {
+            out.push_str("run_");
+            rest = &from[4..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
