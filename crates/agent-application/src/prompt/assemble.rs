@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use agent_domain::event::ChatRef;
 use agent_domain::model::AgentModelMessage;
-use agent_domain::profile::ResolvedAgentProfile;
+use agent_domain::profile::{PresetBinding, ResolvedAgentProfile};
 use agent_domain::tool::BuiltinTool;
 use serde_json::json;
 
@@ -49,6 +49,12 @@ pub async fn assemble_prompt(
     profile: &ResolvedAgentProfile,
 ) -> Result<PromptSnapshot, PromptError> {
     profile.ensure_model_configured()?;
+    if let PresetBinding::Ref { preset, .. } = &profile.preset {
+        return Err(PromptError::PresetUnsupported {
+            api_id: preset.api_id.clone(),
+            name: preset.name.clone(),
+        });
+    }
     let card = match &chat.chat {
         ChatRef::Character { character_id, .. } => ports
             .characters

@@ -44,6 +44,14 @@ pub enum PromptError {
     /// The character card could not be read.
     #[error("character card: {0}")]
     Character(StoreError),
+    /// The profile assembles its prompt from a preset, which the built-in assembler cannot
+    /// apply; a host that applies presets passes a prompt snapshot instead.
+    #[error(
+        "profile uses the preset `{api_id}/{name}` (`preset.mode: \"ref\"`); presets are not \
+         supported by the built-in prompt assembler yet: pass a prompt snapshot, or set \
+         `preset.mode` to \"currentPromptSnapshot\""
+    )]
+    PresetUnsupported { api_id: String, name: String },
 }
 
 impl PromptError {
@@ -66,6 +74,7 @@ impl ErrorCode for PromptError {
             Self::Profile(err) => err.code(),
             Self::Chat(err) => err.code(),
             Self::Character(err) => err.code(),
+            Self::PresetUnsupported { .. } => "agent.profile_preset_unsupported",
         }
     }
 }

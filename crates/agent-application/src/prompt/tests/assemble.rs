@@ -4,8 +4,8 @@ use agent_domain::ErrorCode;
 use agent_domain::event::{ChatRef, Presentation};
 use agent_domain::model::{AgentModelMessage, ModelRole};
 use agent_domain::profile::{
-    AgentProfileDocument, ModelMode, ProfileSource, ResolvedAgentProfile, ToolName, default_writer,
-    resolve,
+    AgentProfileDocument, ModelMode, PresetMode, PresetRef, ProfileSource, ResolvedAgentProfile,
+    ToolName, default_writer, resolve,
 };
 use serde_json::json;
 
@@ -354,4 +354,17 @@ async fn profiles_shape_the_system_prompt() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), "agent.profile_model_requires_configuration");
+
+    let preset = profile_with(|d| {
+        d.preset.mode = PresetMode::Ref;
+        d.preset.preset_ref = Some(PresetRef {
+            api_id: "openai".into(),
+            name: "Storyteller".into(),
+        });
+    });
+    let err = assemble_prompt(&fx.ports, &info(&chat, 0), 0, &preset)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "agent.profile_preset_unsupported");
+    assert!(err.to_string().contains("openai/Storyteller"), "{err}");
 }
