@@ -1,0 +1,381 @@
+//! Loop overhead: one whole scripted run of 201 rounds, on real storage.
+//!
+//! Rounds 1-200 each make three tool calls: `workspace_write_file` of a new
+//! `scratch/r<N>.md`, `workspace_read_file` of it, `workspace_apply_patch` of one of its
+//! lines. Round 201 writes `output/main.md`, commits it and finishes: 603 tool calls in all.
+//! The model is a [`ScriptedModel`], so what is measured is the runtime itself: the machine,
+//! the tools, and every journal append, audit file, checkpoint and chat write on disk.
+//!
+//! Each iteration runs the whole run in a fresh temp data dir (a SillyTavern chat and a
+//! `bench-writer` profile, the default writer with room for 201 rounds and 603 calls); only
+//! `start_run` + the run's task are timed. After criterion's measurement the bench times a
+//! few more runs itself and prints the medians per run, per round and per tool call, next to
+//! criterion's median read back from its `estimates.json`.
+//!
+//! ```sh
+//! cargo bench -p agent-host-cli --bench loop_overhead -- --warm-up-time 1 --measurement-time 20
+//! ```
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_application::ports::{EventJournal, EventQuery, ProfileStore};
+use agent_application::prompt::PromptInput;
+use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun};
+use agent_domain::event::{
+    ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunStatus,
+};
+use agent_domain::profile::default_writer;
+use agent_domain::run::{GenerationType, RunId};
+use agent_gateway::scripted::ScriptedModel;
+use agent_infra_fs::FsStorage;
+use agent_infra_fs::digest::Sha256Digest;
+use agent_infra_fs::environment::{OsRng, SystemClock, UuidIds};
+use agent_infra_fs::layout::DataDir;
+use criterion::Criterion;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio::runtime::Runtime;
+
+/// Rounds of write + read + patch.
+const WORK_ROUNDS: u32 = 200;
+/// Model rounds of the run: the work rounds and the write + commit + finish round.
+const ROUNDS: u32 = WORK_ROUNDS + 1;
+/// Tool calls of the run.
+const TOOL_CALLS: u32 = WORK_ROUNDS * 3 + 3;
+const PROFILE_ID: &str = "bench-writer";
+const GROUP: &str = "loop_overhead";
+const BENCH: &str = "scripted_run_201_rounds";
+/// Runs timed by the bench itself after criterion's measurement.
+const OWN_RUNS: usize = 5;
+
+/// The script (DESIGN §6): 200 rounds of write + read + patch, then write, commit, finish.
+fn script() -> Value {
+    let mut turns: Vec<Value> = (1..=WORK_ROUNDS)
+        .map(|n| {
+            // Not a publishable text extension: auto-publish (a chat commit per round until the
+            // first explicit commit) would otherwise dominate what this bench measures.
+            let path = format!("scratch/r{n}.log");
+            let content = format!(
+                "# Round {n}\n\nThe keeper climbs the stairs ({n}).\nThe lamp is lit at dusk ({n}).\n\
+                 The ships pass the rocks ({n}).\n"
+            );
+            json!({"tool_calls": [
+                {"name": "workspace_write_file", "arguments": {"path": path, "content": content}},
+                {"name": "workspace_read_file", "arguments": {"path": path}},
+                {"name": "workspace_apply_patch", "arguments": {
+                    "path": path,
+                    "old_string": format!("The lamp is lit at dusk ({n})."),
+                    "new_string": format!("The lamp is lit at nightfall ({n})."),
+                }},
+            ]})
+        })
+        .collect();
+    turns.push(json!({"text": "Done.", "tool_calls": [
+        {"name": "workspace_write_file", "arguments": {
+            "path": "output/main.md",
+            "content": "The keeper, Mara, climbs the hundred steps every dusk."
+        }},
+        {"name": "workspace_commit", "arguments": {"reason": "final"}},
+        {"name": "workspace_finish", "arguments": {"reason": "done"}},
+    ]}));
+    json!({ "turns": turns })
+}
+
+/// The default writer, renamed, with room for the whole run.
+fn profile_text() -> String {
+    let mut profile = serde_json::to_value(default_writer()).unwrap();
+    profile["id"] = json!(PROFILE_ID);
+    profile["displayName"] = json!("Bench Writer");
+    profile["tools"]["maxRounds"] = json!(210);
+    profile["tools"]["maxCallsPerRun"] = json!(700);
+    serde_json::to_string_pretty(&profile).unwrap()
+}
+
+/// A SillyTavern chat: a header with a stable id and two messages.
+fn chat_text() -> String {
+    let lines = [
+        json!({
+            "user_name": "Bob",
+            "character_name": "Alice",
+            "create_date": "2026-01-01@10h00m00s",
+            "chat_metadata": {"integrity": "stable-bench-chat"}
+        }),
+        json!({"name": "Alice", "is_user": false, "is_system": false,
+               "send_date": "2026-01-01T10:00:00.000Z", "mes": "The lighthouse is dark tonight.", "extra": {}}),
+        json!({"name": "Bob", "is_user": true, "is_system": false,
+               "send_date": "2026-01-01T10:01:00.000Z", "mes": "Tell me about the keeper.", "extra": {}}),
+    ];
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+fn ports(storage: &FsStorage) -> RuntimePorts {
+    RuntimePorts {
+        runs: storage.runs.clone(),
+        journal: storage.journal.clone(),
+        audit: storage.audit.clone(),
+        workspace: storage.workspace.clone(),
+        checkpoints: storage.checkpoints.clone(),
+        persist: storage.persist.clone(),
+        chats: storage.chats.clone(),
+        chat_commits: storage.chat_commits.clone(),
+        skills: storage.skills.clone(),
+        profiles: storage.profiles.clone(),
+        cancel_requests: storage.cancel_requests.clone(),
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(UuidIds),
+        digest: Arc::new(Sha256Digest),
+        rng: Arc::new(OsRng),
+    }
+}
+
+/// A fresh data dir with the chat and the profile, and a runtime over it.
+struct World {
+    dir: TempDir,
+    storage: FsStorage,
+    runtime: AgentRuntime,
+}
+
+impl World {
+    async fn new(profile: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("chats").join("Alice");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("chat.jsonl"), chat_text()).unwrap();
+        let storage = FsStorage::open(DataDir::new(dir.path()));
+        storage.profiles.save(PROFILE_ID, profile).await.unwrap();
+        let runtime = AgentRuntime::new(ports(&storage));
+        Self {
+            dir,
+            storage,
+            runtime,
+        }
+    }
+
+    /// Starts the run and awaits its task; only this is timed.
+    async fn run(&self, model: &Arc<ScriptedModel>) -> (Duration, RunOutcome) {
+        let request = StartRun {
+            chat: ChatRef::Character {
+                character_id: "Alice".into(),
+                file_name: "chat".into(),
+            },
+            profile_id: Some(PROFILE_ID.to_owned()),
+            generation_type: GenerationType::Normal,
+            presentation: None,
+            prompt: PromptInput::Snapshot(json!({
+                "chatCompletionPayload": {"messages": [
+                    {"role": "system", "content": "You are Alice. Write the next reply."},
+                    {"role": "user", "content": "Tell me about the keeper."}
+                ]}
+            })),
+            model: model.clone(),
+            model_label: ModelLabel {
+                provider_format: Some("scripted".into()),
+                model: Some("script".into()),
+            },
+            model_binding: ModelBindingResolvedPayload {
+                invocation_id: "inv_root".into(),
+                mode: ModelBindingMode::Script,
+                connection: None,
+                provider_format: Some("scripted".into()),
+                model_id: None,
+            },
+        };
+        let start = Instant::now();
+        let started = self.runtime.start_run(request).await.unwrap();
+        let outcome = started.task.await;
+        (start.elapsed(), outcome)
+    }
+
+    async fn events(&self, run: &RunId) -> Vec<JournalLine> {
+        let mut events = Vec::new();
+        loop {
+            let query = EventQuery {
+                after_seq: Some(events.last().map_or(0, |line: &JournalLine| line.seq)),
+                limit: Some(500),
+                ..EventQuery::default()
+            };
+            let page = self.storage.journal.read(run, &query).await.unwrap();
+            if page.is_empty() {
+                return events;
+            }
+            events.extend(page);
+        }
+    }
+}
+
+fn check(outcome: &RunOutcome) {
+    assert_eq!(
+        outcome.status,
+        RunStatus::Completed,
+        "{:?}",
+        outcome.failure
+    );
+    assert_eq!((outcome.rounds, outcome.tool_calls), (ROUNDS, TOOL_CALLS));
+}
+
+/// Milliseconds since midnight of an RFC 3339 UTC timestamp (`…THH:MM:SS.mmmZ`).
+fn millis_of_day(timestamp: &str) -> Option<i64> {
+    let time = timestamp.split('T').nth(1)?.trim_end_matches('Z');
+    let mut parts = time.split(':');
+    let hours: i64 = parts.next()?.parse().ok()?;
+    let minutes: i64 = parts.next()?.parse().ok()?;
+    let seconds: f64 = parts.next()?.parse().ok()?;
+    Some((hours * 60 + minutes) * 60_000 + (seconds * 1000.0).round() as i64)
+}
+
+fn files_and_bytes(dir: &std::path::Path) -> (u64, u64) {
+    let mut totals = (0, 0);
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let meta = entry.metadata().unwrap();
+        if meta.is_dir() {
+            let (files, bytes) = files_and_bytes(&entry.path());
+            totals = (totals.0 + files, totals.1 + bytes);
+        } else {
+            totals = (totals.0 + 1, totals.1 + meta.len());
+        }
+    }
+    totals
+}
+
+/// One run, checked, with what it left on disk and a rough split of its time: each gap
+/// between consecutive journal timestamps (ms resolution) is charged to the later event.
+fn profile_one_run(runtime: &Runtime, model: &Arc<ScriptedModel>, profile: &str) {
+    runtime.block_on(async {
+        let world = World::new(profile).await;
+        let (elapsed, outcome) = world.run(model).await;
+        check(&outcome);
+        let events = world.events(&outcome.run_id).await;
+        let (files, bytes) = files_and_bytes(world.dir.path());
+        let mut counts: BTreeMap<&'static str, (u64, i64)> = BTreeMap::new();
+        let mut last: Option<i64> = None;
+        for line in &events {
+            let now = millis_of_day(&line.timestamp);
+            let gap = match (last, now) {
+                (Some(before), Some(now)) => (now - before).rem_euclid(86_400_000),
+                _ => 0,
+            };
+            last = now;
+            let entry = counts.entry(line.event_type()).or_default();
+            *entry = (entry.0 + 1, entry.1 + gap);
+        }
+        let mut by_time: Vec<_> = counts.into_iter().collect();
+        by_time.sort_by_key(|(_, (_, ms))| std::cmp::Reverse(*ms));
+        println!(
+            "check run: {elapsed:.2?}, {} events, {files} files / {:.1} MiB in the data dir, \
+             {} chat commits (auto-publish included)",
+            events.len(),
+            bytes as f64 / (1024.0 * 1024.0),
+            by_time
+                .iter()
+                .find(|(kind, _)| *kind == "chat_commit_completed")
+                .map_or(0, |(_, (count, _))| *count),
+        );
+        println!("time before each event type (journal timestamps, ms), top 12:");
+        for (kind, (count, ms)) in by_time.iter().take(12) {
+            println!("  {kind:<36} {count:>5} events {ms:>6} ms");
+        }
+    });
+}
+
+fn bench_run(c: &mut Criterion, runtime: &Runtime, model: &Arc<ScriptedModel>, profile: &str) {
+    let mut group = c.benchmark_group(GROUP);
+    group.bench_function(BENCH, |b| {
+        b.to_async(runtime).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let world = World::new(profile).await;
+                let (elapsed, outcome) = world.run(model).await;
+                check(&outcome);
+                total += elapsed;
+                drop(world); // removing the data dir is not timed
+            }
+            total
+        });
+    });
+    group.finish();
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn report(label: &str, per_run: Duration) {
+    println!(
+        "{label}: {per_run:.3?} per run, {:.3?} per round (/{ROUNDS}), {:.3?} per tool call (/{TOOL_CALLS})",
+        per_run / ROUNDS,
+        per_run / TOOL_CALLS,
+    );
+}
+
+/// Where criterion keeps its results (the same rules as criterion's own).
+fn criterion_dir() -> Option<PathBuf> {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return Some(PathBuf::from(home));
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return Some(PathBuf::from(target).join("criterion"));
+    }
+    // target/<profile>/deps/<bench executable>
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.parent()?.parent()?.join("criterion"))
+}
+
+fn criterion_median() -> Option<Duration> {
+    let path = criterion_dir()?
+        .join(GROUP)
+        .join(BENCH)
+        .join("new")
+        .join("estimates.json");
+    let estimates: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let nanos = estimates["median"]["point_estimate"].as_f64()?;
+    Some(Duration::from_nanos(nanos as u64))
+}
+
+fn main() {
+    let mut criterion = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(20))
+        .configure_from_args();
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs each benchmark once.
+    let measuring = std::env::args().any(|arg| arg == "--bench");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = Arc::new(ScriptedModel::from_json(&script().to_string()).unwrap());
+    let profile = profile_text();
+
+    if measuring {
+        profile_one_run(&runtime, &model, &profile);
+    }
+    bench_run(&mut criterion, &runtime, &model, &profile);
+    criterion.final_summary();
+    if !measuring {
+        return;
+    }
+
+    let own: Vec<Duration> = (0..OWN_RUNS)
+        .map(|_| {
+            runtime.block_on(async {
+                let world = World::new(&profile).await;
+                let (elapsed, outcome) = world.run(&model).await;
+                check(&outcome);
+                elapsed
+            })
+        })
+        .collect();
+    println!();
+    match criterion_median() {
+        Some(median) => report("criterion median", median),
+        None => println!("criterion median: no estimates.json found"),
+    }
+    report(&format!("own median of {OWN_RUNS} runs"), median(own));
+}
