@@ -33,8 +33,6 @@ use agent_domain::profile::default_writer;
 use agent_domain::run::{GenerationType, RunId};
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
-use agent_infra_fs::digest::Sha256Digest;
-use agent_infra_fs::environment::{OsRng, SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
 use criterion::Criterion;
 use serde_json::{Value, json};
@@ -114,23 +112,7 @@ fn chat_text() -> String {
 }
 
 fn ports(storage: &FsStorage) -> RuntimePorts {
-    RuntimePorts {
-        runs: storage.runs.clone(),
-        journal: storage.journal.clone(),
-        audit: storage.audit.clone(),
-        workspace: storage.workspace.clone(),
-        checkpoints: storage.checkpoints.clone(),
-        persist: storage.persist.clone(),
-        chats: storage.chats.clone(),
-        chat_commits: storage.chat_commits.clone(),
-        skills: storage.skills.clone(),
-        profiles: storage.profiles.clone(),
-        cancel_requests: storage.cancel_requests.clone(),
-        clock: Arc::new(SystemClock),
-        ids: Arc::new(UuidIds),
-        digest: Arc::new(Sha256Digest),
-        rng: Arc::new(OsRng),
-    }
+    storage.runtime_ports()
 }
 
 /// A fresh data dir with the chat and the profile, and a runtime over it.

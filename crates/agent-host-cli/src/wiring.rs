@@ -7,10 +7,8 @@ use std::sync::Arc;
 
 use agent_application::ports::CharacterCards;
 use agent_application::profiles::ProfileService;
-use agent_application::runtime::{AgentRuntime, RuntimePorts};
+use agent_application::runtime::AgentRuntime;
 use agent_infra_fs::FsStorage;
-use agent_infra_fs::digest::Sha256Digest;
-use agent_infra_fs::environment::{OsRng, SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
 
 use crate::exit::{CmdResult, Exit, fail};
@@ -65,24 +63,8 @@ impl Host {
     /// Wires the file-system adapters and the real environment to the runtime.
     pub fn open(data: DataDir) -> Self {
         let storage = FsStorage::open(data);
-        let runtime = AgentRuntime::new(RuntimePorts {
-            runs: storage.runs.clone(),
-            journal: storage.journal.clone(),
-            audit: storage.audit.clone(),
-            workspace: storage.workspace.clone(),
-            checkpoints: storage.checkpoints.clone(),
-            persist: storage.persist.clone(),
-            chats: storage.chats.clone(),
-            chat_commits: storage.chat_commits.clone(),
-            skills: storage.skills.clone(),
-            profiles: storage.profiles.clone(),
-            cancel_requests: storage.cancel_requests.clone(),
-            clock: Arc::new(SystemClock),
-            ids: Arc::new(UuidIds),
-            digest: Arc::new(Sha256Digest),
-            rng: Arc::new(OsRng),
-        })
-        .with_character_cards(storage.characters.clone());
+        let runtime = AgentRuntime::new(storage.runtime_ports())
+            .with_character_cards(storage.characters.clone());
         Self { storage, runtime }
     }
 

@@ -3,11 +3,15 @@
 
 use std::sync::Arc;
 
+use agent_application::runtime::RuntimePorts;
+
 use crate::audit::FsAuditStore;
 use crate::cancel::FsCancelRequests;
 use crate::characters::FsCharacterCards;
 use crate::chat::{FsChatCommitter, FsChatStore};
 use crate::checkpoint::FsCheckpointStore;
+use crate::digest::Sha256Digest;
+use crate::environment::{OsRng, SystemClock, UuidIds};
 use crate::journal::FsEventJournal;
 use crate::layout::DataDir;
 use crate::persist::FsPersistentStateStore;
@@ -57,6 +61,30 @@ impl FsStorage {
             characters: Arc::new(FsCharacterCards::new(data.clone())),
             locator,
             data,
+        }
+    }
+}
+
+impl FsStorage {
+    /// The runtime's ports over this storage, with the real clock, UUID ids, SHA-256 and the
+    /// operating system's randomness: what a host hands to `AgentRuntime::new`.
+    pub fn runtime_ports(&self) -> RuntimePorts {
+        RuntimePorts {
+            runs: self.runs.clone(),
+            journal: self.journal.clone(),
+            audit: self.audit.clone(),
+            workspace: self.workspace.clone(),
+            checkpoints: self.checkpoints.clone(),
+            persist: self.persist.clone(),
+            chats: self.chats.clone(),
+            chat_commits: self.chat_commits.clone(),
+            skills: self.skills.clone(),
+            profiles: self.profiles.clone(),
+            cancel_requests: self.cancel_requests.clone(),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(UuidIds),
+            digest: Arc::new(Sha256Digest),
+            rng: Arc::new(OsRng),
         }
     }
 }

@@ -16,8 +16,6 @@ use agent_domain::event::{
 use agent_domain::run::{GenerationType, RunId};
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
-use agent_infra_fs::digest::Sha256Digest;
-use agent_infra_fs::environment::{OsRng, SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -66,23 +64,7 @@ pub fn messages(chat: &str) -> Vec<Value> {
 
 /// The runtime's ports over `storage`, with the real clock, ids, hashing and dice.
 pub fn ports(storage: &FsStorage) -> RuntimePorts {
-    RuntimePorts {
-        runs: storage.runs.clone(),
-        journal: storage.journal.clone(),
-        audit: storage.audit.clone(),
-        workspace: storage.workspace.clone(),
-        checkpoints: storage.checkpoints.clone(),
-        persist: storage.persist.clone(),
-        chats: storage.chats.clone(),
-        chat_commits: storage.chat_commits.clone(),
-        skills: storage.skills.clone(),
-        profiles: storage.profiles.clone(),
-        cancel_requests: storage.cancel_requests.clone(),
-        clock: Arc::new(SystemClock),
-        ids: Arc::new(UuidIds),
-        digest: Arc::new(Sha256Digest),
-        rng: Arc::new(OsRng),
-    }
+    storage.runtime_ports()
 }
 
 /// The chat every test starts from: a header and three messages, ending with the user.
