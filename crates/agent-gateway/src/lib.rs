@@ -2,4 +2,9 @@
 //!
 //! See this crate's README and `docs/ARCHITECTURE.md` for what it owns.
 
+pub mod gateway;
+pub mod http;
+pub mod openai_chat;
 pub mod scripted;
+
+pub use gateway::{FORMAT_OPENAI_CHAT, HttpConnection, HttpModelGateway};

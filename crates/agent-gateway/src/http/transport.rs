@@ -1,0 +1,117 @@
+//! [`ProviderHttp`]: one `reqwest` client with the timeouts a model call needs, and a
+//! JSON POST that hands back either a parsed success body or a classified error.
+
+use std::time::Duration;
+
+use agent_application::ports::{ModelError, ModelErrorKind};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+
+use super::{Redactor, classify_reply, classify_transport};
+
+/// Connect and whole-request timeouts. Model calls are slow (long reasoning, long
+/// outputs), so the request timeout is generous; connecting should be quick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpTimeouts {
+    pub connect: Duration,
+    pub request: Duration,
+}
+
+impl Default for HttpTimeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(30),
+            request: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A response that arrived: status, headers and the whole body as text.
+#[derive(Debug, Clone)]
+pub struct HttpReply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+/// The HTTP client every provider format posts through.
+#[derive(Debug, Clone)]
+pub struct ProviderHttp {
+    client: reqwest::Client,
+}
+
+impl ProviderHttp {
+    /// A client with `timeouts`.
+    pub fn new(timeouts: HttpTimeouts) -> Result<Self, ModelError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(timeouts.connect)
+            .timeout(timeouts.request)
+            .build()
+            .map_err(|e| {
+                ModelError::new(
+                    ModelErrorKind::Other,
+                    format!("cannot build the HTTP client: {e}"),
+                )
+            })?;
+        Ok(Self { client })
+    }
+
+    /// POSTs `body` as JSON to `url` with `headers` and returns the parsed JSON body of a
+    /// successful answer. Non-2xx answers, 2xx answers carrying an `error` envelope,
+    /// non-JSON bodies and transport failures all come back as classified errors whose
+    /// text has passed through `redactor`.
+    pub async fn post_json(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &Value,
+        redactor: &Redactor,
+    ) -> Result<Value, ModelError> {
+        let header_map = header_map(headers)?;
+        let response = self
+            .client
+            .post(url)
+            .headers(header_map)
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| classify_transport(&e, redactor))?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response
+            .text()
+            .await
+            .map_err(|e| classify_transport(&e, redactor))?;
+        classify_reply(
+            HttpReply {
+                status,
+                headers,
+                body,
+            },
+            redactor,
+        )
+    }
+}
+
+/// Builds the header map. A bad header names only the header, never its value (it may
+/// be a key).
+fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, ModelError> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let invalid = || {
+            let mut e = ModelError::new(
+                ModelErrorKind::InvalidRequest,
+                format!("header `{name}` is not a valid HTTP header"),
+            );
+            e.code = "model.invalid_header";
+            e
+        };
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+        let mut value = HeaderValue::from_str(value).map_err(|_| invalid())?;
+        if name == reqwest::header::AUTHORIZATION || name.as_str().contains("key") {
+            value.set_sensitive(true);
+        }
+        map.append(name, value);
+    }
+    Ok(map)
+}
