@@ -18,14 +18,42 @@ pub fn score(tokens: &[Token], haystack: &str) -> f64 {
     if tokens.is_empty() || haystack.trim().is_empty() {
         return 0.0;
     }
-    let hay = comparable(tokens, haystack);
     let total: usize = tokens.iter().map(Token::weight).sum();
-    let found: usize = tokens
-        .iter()
-        .filter(|token| hay.contains(token.as_str()))
-        .map(Token::weight)
-        .sum();
+    let found: usize = with_comparable(tokens, haystack, |hay| {
+        tokens
+            .iter()
+            .filter(|token| hay.contains(token.as_str()))
+            .map(Token::weight)
+            .sum()
+    });
     found as f64 / total as f64
+}
+
+thread_local! {
+    /// A reused buffer for lowercased ASCII haystacks: searches score every message of a
+    /// chat, and allocating a lowercase copy of each dominated their time.
+    static LOWERCASE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Runs `f` on the haystack as tokens are compared against it, without allocating for the
+/// common ASCII case.
+fn with_comparable<R>(tokens: &[Token], haystack: &str, f: impl FnOnce(&str) -> R) -> R {
+    if !tokens.iter().any(Token::needs_lowercase_haystack) {
+        return f(haystack);
+    }
+    if !haystack.is_ascii() {
+        return f(&haystack.to_lowercase());
+    }
+    LOWERCASE.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buffer) => {
+            buffer.clear();
+            buffer.push_str(haystack);
+            buffer.make_ascii_lowercase();
+            f(&buffer)
+        }
+        // Only reachable if `f` itself scored something; fall back to a fresh copy.
+        Err(_) => f(&haystack.to_ascii_lowercase()),
+    })
 }
 
 /// A short excerpt of a chat message for a search hit: the whole text when it has at most
