@@ -39,6 +39,19 @@ const MODEL_CALL: [&str; 6] = [
     "model_completed",
 ];
 
+/// A foreground run's ending after `workspace_finish`: persist promoted, state recorded on
+/// the committed message.
+const FINISHED_WITH_COMMIT: [&str; 8] = [
+    "agent_loop_finished",
+    "status_changed",
+    "persistent_changes_committed",
+    "persistent_state_metadata_update_requested",
+    "persistent_state_metadata_updated",
+    "agent_invocation_completed",
+    "status_changed",
+    "run_completed",
+];
+
 /// A builtin tool call that changes nothing.
 const READ_CALL: [&str; 5] = [
     "status_changed",
@@ -128,16 +141,7 @@ async fn happy_path_reads_writes_commits_and_finishes() {
         ],
         &MODEL_CALL,
         &READ_CALL,
-        &[
-            "agent_loop_finished",
-            "status_changed",
-            "persistent_changes_committed",
-            "persistent_state_metadata_update_requested",
-            "persistent_state_metadata_updated",
-            "agent_invocation_completed",
-            "status_changed",
-            "run_completed",
-        ],
+        &FINISHED_WITH_COMMIT,
     ]);
     assert_eq!(after_preamble(&run.events), expected);
     assert_eq!(
@@ -289,16 +293,7 @@ async fn finishing_without_a_commit_is_refused_then_succeeds() {
         &commit,
         &MODEL_CALL,
         &READ_CALL,
-        &[
-            "agent_loop_finished",
-            "status_changed",
-            "persistent_changes_committed",
-            "persistent_state_metadata_update_requested",
-            "persistent_state_metadata_updated",
-            "agent_invocation_completed",
-            "status_changed",
-            "run_completed",
-        ],
+        &FINISHED_WITH_COMMIT,
     ]);
     assert_eq!(after_preamble(&run.events), expected);
 
