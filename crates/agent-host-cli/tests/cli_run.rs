@@ -3,7 +3,6 @@
 
 mod cli_support;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -87,21 +86,7 @@ fn a_failure_before_any_commit_exits_4() {
 #[test]
 fn ctrl_c_cancels_the_run_and_exits_130() {
     let fx = Fixture::new();
-    let script = fx.write_json("slow.json", &slow_script());
-    let mut child = Command::new(bin())
-        .env_remove("TAVERN_AGENT_DATA_DIR")
-        .arg("--data-dir")
-        .arg(fx.path())
-        .args(["run", "--chat", CHAT, "--script"])
-        .arg(&script)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    let run_id = first.strip_prefix("run: ").expect(&first).trim().to_owned();
+    let (mut child, mut stderr, run_id) = spawn_slow_run(&fx, Stdio::piped());
     // Let the run reach its (slow) model call.
     std::thread::sleep(Duration::from_millis(500));
     let kill = Command::new("kill")
@@ -112,7 +97,7 @@ fn ctrl_c_cancels_the_run_and_exits_130() {
     let status = child.wait().unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    assert_eq!(status.code(), Some(130), "stderr: {first}{rest}");
+    assert_eq!(status.code(), Some(130), "run {run_id}, stderr: {rest}");
     assert!(rest.contains("cancelled"), "{rest}");
     let journal = fx.events_jsonl(&run_id);
     let last: Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();

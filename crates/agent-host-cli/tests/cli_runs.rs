@@ -238,24 +238,11 @@ fn unknown_runs_exit_2() {
 
 #[test]
 fn a_run_driven_elsewhere_is_followed_and_cancelled() {
-    use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
 
     let fx = Fixture::new();
-    let script = fx.write_json("slow.json", &slow_script());
-    let mut child = Command::new(bin())
-        .arg("--data-dir")
-        .arg(fx.path())
-        .args(["run", "--chat", CHAT, "--script"])
-        .arg(&script)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    let run_id = first.strip_prefix("run: ").expect(&first).trim().to_owned();
+    // Keep the child's stderr open (dropping the reader would close its pipe).
+    let (mut child, _stderr, run_id) = spawn_slow_run(&fx, Stdio::null());
 
     let follower = Command::new(bin())
         .arg("--data-dir")

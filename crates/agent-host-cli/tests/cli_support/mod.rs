@@ -161,3 +161,33 @@ pub fn stdout_of(assert: &assert_cmd::assert::Assert) -> String {
 pub fn stderr_of(assert: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(assert.get_output().stderr.clone()).unwrap()
 }
+
+/// Starts `run --script slow.json` (a model call that takes very long) as a child process
+/// over the fixture's data dir; returns the child, its stderr after the `run: <id>` line, and
+/// the run id read from that line.
+pub fn spawn_slow_run(
+    fx: &Fixture,
+    stdout: std::process::Stdio,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
+    use std::io::BufRead;
+    let script = fx.write_json("slow.json", &slow_script());
+    let mut child = std::process::Command::new(bin())
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .arg("--data-dir")
+        .arg(fx.path())
+        .args(["run", "--chat", CHAT, "--script"])
+        .arg(&script)
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    let run_id = first.strip_prefix("run: ").expect(&first).trim().to_owned();
+    (child, stderr, run_id)
+}
