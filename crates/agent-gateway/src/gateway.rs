@@ -11,38 +11,47 @@ use agent_domain::model::AgentModelResponse;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 
+use crate::anthropic;
 use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
 use crate::openai_chat::{self, Dialect};
 
-/// The wire format a connection speaks. Only Chat Completions exists so far; the other
-/// names are recognised so a configuration that asks for them gets a clear error.
+/// The wire format of OpenAI Chat Completions and compatible servers.
 pub const FORMAT_OPENAI_CHAT: &str = "openai-chat";
 
-/// Formats that are planned but not implemented yet.
-const FORMATS_COMING: &[&str] = &[
-    "openai-responses",
-    "anthropic",
-    "gemini",
-    "gemini-interactions",
-];
+/// The wire format of Anthropic Messages.
+pub const FORMAT_ANTHROPIC: &str = "anthropic";
+
+/// Formats that are planned but not implemented yet; recognised so a configuration that
+/// asks for them gets a clear error.
+const FORMATS_COMING: &[&str] = &["openai-responses", "gemini", "gemini-interactions"];
+
+/// The formats this build speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    OpenaiChat,
+    Anthropic,
+}
 
 /// Where and how to reach one model.
 #[derive(Clone, PartialEq)]
 pub struct HttpConnection {
-    /// The wire format (`openai-chat`).
+    /// The wire format (`openai-chat`, `anthropic`).
     pub format: String,
-    /// The API base including its version (`https://api.openai.com/v1`); Chat Completions
-    /// posts to `{base_url}/chat/completions`.
+    /// The API base. Chat Completions: including its version (`https://api.openai.com/v1`),
+    /// posting to `{base_url}/chat/completions`. Anthropic: without the version
+    /// (`https://api.anthropic.com`, also used when empty), posting to
+    /// `{base_url}/v1/messages`.
     pub base_url: String,
     pub model: String,
     /// The key, read by the caller (the CLI reads a named environment variable at call
     /// time). Never printed: `Debug` and every error message mask it.
     pub api_key: Option<String>,
-    /// Extra request headers (`OpenAI-Organization`, `HTTP-Referer`, …).
+    /// Extra request headers (`OpenAI-Organization`, `HTTP-Referer`, `anthropic-beta`, …).
     pub headers: Vec<(String, String)>,
     /// Body fields merged into every request (`temperature`, `max_tokens`, …); they never
     /// replace the fields the adapter owns (`model`, `messages`, `tools`, …).
     pub params: Map<String, Value>,
+    /// The Chat Completions dialect; unused by other formats.
     pub dialect: Dialect,
 }
 
@@ -79,6 +88,20 @@ impl HttpConnection {
         }
     }
 
+    /// An Anthropic Messages connection with no key, headers or params. An empty
+    /// `base_url` means [`anthropic::DEFAULT_BASE_URL`].
+    pub fn anthropic(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            format: FORMAT_ANTHROPIC.to_owned(),
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            headers: Vec::new(),
+            params: Map::new(),
+            dialect: Dialect::default(),
+        }
+    }
+
     /// Sets the key.
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
@@ -100,6 +123,7 @@ impl HttpConnection {
 #[derive(Debug, Clone)]
 pub struct HttpModelGateway {
     connection: HttpConnection,
+    format: Format,
     http: ProviderHttp,
     redactor: Redactor,
     url: String,
@@ -117,30 +141,39 @@ impl HttpModelGateway {
         connection: HttpConnection,
         timeouts: HttpTimeouts,
     ) -> Result<Self, ModelError> {
-        if connection.format != FORMAT_OPENAI_CHAT {
-            let status = if FORMATS_COMING.contains(&connection.format.as_str()) {
-                "is not implemented yet"
-            } else {
-                "is unknown"
-            };
-            let mut error = ModelError::new(
-                ModelErrorKind::InvalidRequest,
-                format!(
-                    "provider format `{}` {status}; supported: {FORMAT_OPENAI_CHAT}",
-                    connection.format
-                ),
-            );
-            error.code = "model.format_unsupported";
-            return Err(error);
-        }
-        let url = format!(
-            "{}/chat/completions",
-            connection.base_url.trim_end_matches('/')
-        );
+        let format = match connection.format.as_str() {
+            FORMAT_OPENAI_CHAT => Format::OpenaiChat,
+            FORMAT_ANTHROPIC => Format::Anthropic,
+            other => {
+                let status = if FORMATS_COMING.contains(&other) {
+                    "is not implemented yet"
+                } else {
+                    "is unknown"
+                };
+                let mut error = ModelError::new(
+                    ModelErrorKind::InvalidRequest,
+                    format!(
+                        "provider format `{other}` {status}; supported: \
+                         {FORMAT_OPENAI_CHAT}, {FORMAT_ANTHROPIC}"
+                    ),
+                );
+                error.code = "model.format_unsupported";
+                return Err(error);
+            }
+        };
+        let base = connection.base_url.trim_end_matches('/');
+        let url = match format {
+            Format::OpenaiChat => format!("{base}/chat/completions"),
+            Format::Anthropic if base.is_empty() => {
+                format!("{}/v1/messages", anthropic::DEFAULT_BASE_URL)
+            }
+            Format::Anthropic => format!("{base}/v1/messages"),
+        };
         Ok(Self {
             redactor: connection.redactor(),
             http: ProviderHttp::new(timeouts)?,
             url,
+            format,
             connection,
         })
     }
@@ -150,10 +183,31 @@ impl HttpModelGateway {
         &self.connection
     }
 
+    /// The connection's headers plus the format's auth (only when a key is set) and, for
+    /// Anthropic, `anthropic-version` unless the connection sets its own.
     fn headers(&self) -> Vec<(String, String)> {
         let mut headers = self.connection.headers.clone();
-        if let Some(key) = &self.connection.api_key {
-            headers.push(("authorization".to_owned(), format!("Bearer {key}")));
+        let key = self.connection.api_key.as_ref();
+        match self.format {
+            Format::OpenaiChat => {
+                if let Some(key) = key {
+                    headers.push(("authorization".to_owned(), format!("Bearer {key}")));
+                }
+            }
+            Format::Anthropic => {
+                if let Some(key) = key {
+                    headers.push(("x-api-key".to_owned(), key.clone()));
+                }
+                let has_version = headers
+                    .iter()
+                    .any(|(name, _)| name.eq_ignore_ascii_case("anthropic-version"));
+                if !has_version {
+                    headers.push((
+                        "anthropic-version".to_owned(),
+                        anthropic::API_VERSION.to_owned(),
+                    ));
+                }
+            }
         }
         headers
     }
@@ -162,16 +216,20 @@ impl HttpModelGateway {
 #[async_trait]
 impl ModelGateway for HttpModelGateway {
     async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError> {
-        let body = openai_chat::encode(
-            &call.request,
-            &self.connection.model,
-            self.connection.dialect,
-            &self.connection.params,
-        )?;
+        let (model, params) = (&self.connection.model, &self.connection.params);
+        let body = match self.format {
+            Format::OpenaiChat => {
+                openai_chat::encode(&call.request, model, self.connection.dialect, params)?
+            }
+            Format::Anthropic => anthropic::encode(&call.request, model, params)?,
+        };
         let reply = self
             .http
             .post_json(&self.url, &self.headers(), &body, &self.redactor)
             .await?;
-        openai_chat::decode(&reply, &call.request.tools)
+        match self.format {
+            Format::OpenaiChat => openai_chat::decode(&reply, &call.request.tools),
+            Format::Anthropic => anthropic::decode(&reply, &call.request.tools),
+        }
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! See this crate's README and `docs/ARCHITECTURE.md` for what it owns.
 
+pub mod anthropic;
 pub mod gateway;
 pub mod http;
 pub mod openai_chat;
 pub mod scripted;
+mod wire;
 
-pub use gateway::{FORMAT_OPENAI_CHAT, HttpConnection, HttpModelGateway};
+pub use gateway::{FORMAT_ANTHROPIC, FORMAT_OPENAI_CHAT, HttpConnection, HttpModelGateway};

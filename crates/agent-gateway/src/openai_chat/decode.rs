@@ -1,6 +1,6 @@
 //! Chat Completions response body → canonical turn.
 
-use agent_application::ports::{ModelError, ModelErrorKind};
+use agent_application::ports::ModelError;
 use agent_domain::ErrorCode;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
@@ -10,7 +10,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder};
 use serde_json::{Value, json};
 
 use super::{OPENROUTER_NATIVE, REASONING_CONTENT_PRODUCER, REASONING_PRODUCER};
-use crate::http::UPSTREAM_INVALID_RESPONSE;
+use crate::wire::{contract, invalid_response};
 
 /// Decodes the first choice of a response body. Tool calls are named through `tools` —
 /// the tools of the request that produced this response — and nothing else.
@@ -172,17 +172,6 @@ fn provider_metadata(body: &Value) -> Value {
     meta
 }
 
-fn contract(code: &'static str, message: String) -> ModelError {
-    let mut error = ModelError::new(ModelErrorKind::ContractViolation, message);
-    error.code = code;
-    error
-}
-
 fn invalid(what: &str) -> ModelError {
-    let mut error = ModelError::new(
-        ModelErrorKind::Transient,
-        format!("not a Chat Completions response: {what}"),
-    );
-    error.code = UPSTREAM_INVALID_RESPONSE;
-    error
+    invalid_response("Chat Completions", what)
 }

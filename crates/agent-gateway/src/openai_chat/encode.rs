@@ -1,15 +1,20 @@
 //! Canonical request → Chat Completions request body.
 
-use agent_application::ports::{ModelError, ModelErrorKind};
-use agent_domain::ErrorCode;
+use agent_application::ports::ModelError;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelRequest, GenerationParameters, MediaData,
-    ModelRole, check_transcript,
+    ModelRole,
 };
 use agent_domain::tool::{ToolCallDecoder, ToolChoice, ToolInvocation};
 use serde_json::{Map, Value, json};
 
 use super::{Dialect, OPENROUTER_NATIVE, REASONING_CONTENT_PRODUCER};
+use crate::wire::{
+    self, check_request_transcript, resource_line, tool_decode_error as decode_error,
+};
+
+/// The format name in error messages.
+const FORMAT: &str = "Chat Completions";
 
 /// Body fields this adapter owns; connection params and request extras never replace them.
 const OWNED_FIELDS: &[&str] = &["model", "messages", "tools", "tool_choice", "stream"];
@@ -31,11 +36,7 @@ pub fn encode(
     dialect: Dialect,
     connection_params: &Map<String, Value>,
 ) -> Result<Value, ModelError> {
-    check_transcript(&request.messages).map_err(|e| {
-        let mut error = ModelError::new(ModelErrorKind::ContractViolation, e.to_string());
-        error.code = e.code();
-        error
-    })?;
+    check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut messages = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
@@ -68,11 +69,12 @@ pub fn encode(
     }
     encode_parameters(&request.parameters, dialect, &mut body);
     body.insert("stream".into(), json!(false));
-    for (key, value) in connection_params.iter().chain(&request.parameters.extra) {
-        if !OWNED_FIELDS.contains(&key.as_str()) {
-            body.insert(key.clone(), value.clone());
-        }
-    }
+    wire::merge_params(
+        &mut body,
+        OWNED_FIELDS,
+        connection_params,
+        &request.parameters.extra,
+    );
     Ok(Value::Object(body))
 }
 
@@ -142,7 +144,7 @@ fn encode_message(
 ) -> Result<(), ModelError> {
     match message.role {
         ModelRole::System => {
-            out.push(json!({"role": "system", "content": plain_text(message)?}));
+            out.push(json!({"role": "system", "content": wire::plain_text(message, FORMAT)?}));
         }
         ModelRole::User => out.push(json!({"role": "user", "content": user_content(message)?})),
         ModelRole::Assistant => out.push(assistant_message(message, decoder, dialect)?),
@@ -170,28 +172,6 @@ fn encode_message(
     Ok(())
 }
 
-/// The text of a system message; resource references become a line of text.
-fn plain_text(message: &AgentModelMessage) -> Result<String, ModelError> {
-    let mut text = String::new();
-    for part in &message.parts {
-        match part {
-            AgentModelContentPart::Text { text: t } => text.push_str(t),
-            AgentModelContentPart::ResourceRef { uri, title } => {
-                text.push_str(&resource_line(uri, title.as_deref()))
-            }
-            _ => return Err(unsupported("a system message may only carry text")),
-        }
-    }
-    Ok(text)
-}
-
-fn resource_line(uri: &str, title: Option<&str>) -> String {
-    match title {
-        Some(title) => format!("\n[resource: {title} <{uri}>]\n"),
-        None => format!("\n[resource: <{uri}>]\n"),
-    }
-}
-
 /// A user message: a plain string, or content parts when it carries images.
 fn user_content(message: &AgentModelMessage) -> Result<Value, ModelError> {
     let has_media = message
@@ -199,7 +179,7 @@ fn user_content(message: &AgentModelMessage) -> Result<Value, ModelError> {
         .iter()
         .any(|p| matches!(p, AgentModelContentPart::Media { .. }));
     if !has_media {
-        return plain_text(message).map(Value::String);
+        return wire::plain_text(message, FORMAT).map(Value::String);
     }
     let mut parts = Vec::new();
     for part in &message.parts {
@@ -297,26 +277,10 @@ fn encode_call(call: &ToolInvocation, decoder: &ToolCallDecoder<'_>) -> Result<V
     }))
 }
 
-fn decode_error(e: agent_domain::tool::ToolCallDecodeError) -> ModelError {
-    let mut error = ModelError::new(ModelErrorKind::ContractViolation, e.to_string());
-    error.code = e.code();
-    error
-}
-
 fn unsupported(what: &str) -> ModelError {
-    let mut error = ModelError::new(
-        ModelErrorKind::InvalidRequest,
-        format!("cannot encode for Chat Completions: {what}"),
-    );
-    error.code = "model.unsupported_content";
-    error
+    wire::unsupported(FORMAT, what)
 }
 
 fn media_unsupported(mime_type: &str) -> ModelError {
-    let mut error = ModelError::new(
-        ModelErrorKind::InvalidRequest,
-        format!("Chat Completions cannot carry `{mime_type}` media"),
-    );
-    error.code = "model.media_unsupported";
-    error
+    wire::media_unsupported(FORMAT, mime_type)
 }

@@ -21,6 +21,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub const CHAT_PATH: &str = "/v1/chat/completions";
+pub const MESSAGES_PATH: &str = "/v1/messages";
 
 /// The default writer's root tools as one request advertises them.
 pub fn tools() -> Vec<AgentModelTool> {
@@ -70,8 +71,13 @@ pub fn opening() -> Vec<AgentModelMessage> {
 
 /// A mock provider answering the next chat request (once) with `response`.
 pub async fn answer_once(server: &MockServer, response: ResponseTemplate) {
+    answer_once_at(server, CHAT_PATH, response).await;
+}
+
+/// A mock provider answering the next request to `endpoint` (once) with `response`.
+pub async fn answer_once_at(server: &MockServer, endpoint: &str, response: ResponseTemplate) {
     Mock::given(method("POST"))
-        .and(path(CHAT_PATH))
+        .and(path(endpoint))
         .respond_with(response)
         .up_to_n_times(1)
         .mount(server)
@@ -144,6 +150,113 @@ pub fn with_tool_names(body: &Value) -> Value {
     if let Some(tools) = body["tools"].as_array_mut() {
         for tool in tools {
             *tool = tool["function"]["name"].clone();
+        }
+    }
+    body
+}
+
+/// Checks an Anthropic Messages body as the provider will read it: no system role inside
+/// `messages`; roles alternate, starting with `user`; in an assistant message thinking
+/// blocks come before everything else; every `tool_use` has a non-empty id, unique in the
+/// body, and the very next message is a `user` message that opens with exactly one
+/// `tool_result` per call of that turn (before any other block); every `tool_result`
+/// answers a call of the assistant turn right before it.
+pub fn check_anthropic_transcript(body: &Value) -> Result<(), String> {
+    let messages = body["messages"].as_array().ok_or("no messages array")?;
+    let mut seen = HashSet::new();
+    let mut open: Vec<String> = Vec::new();
+    let mut previous_role = "";
+    for (i, message) in messages.iter().enumerate() {
+        let role = message["role"]
+            .as_str()
+            .ok_or(format!("message {i} has no role"))?;
+        let expected = if i == 0 || previous_role == "assistant" {
+            "user"
+        } else {
+            "assistant"
+        };
+        if role != expected {
+            return Err(format!("message {i}: role `{role}`, expected `{expected}`"));
+        }
+        previous_role = role;
+        let blocks: Vec<Value> = match &message["content"] {
+            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+            Value::Array(blocks) => blocks.clone(),
+            _ => return Err(format!("message {i}: content is neither string nor array")),
+        };
+        if blocks.is_empty() {
+            return Err(format!("message {i}: empty content"));
+        }
+        let kind = |b: &Value| b["type"].as_str().unwrap_or_default().to_owned();
+        if role == "user" {
+            let mut results_done = false;
+            for block in &blocks {
+                if kind(block) != "tool_result" {
+                    results_done = true;
+                    continue;
+                }
+                if results_done {
+                    return Err(format!("message {i}: tool_result after other content"));
+                }
+                let id = block["tool_use_id"].as_str().unwrap_or_default();
+                let Some(pos) = open.iter().position(|o| o == id) else {
+                    return Err(format!(
+                        "message {i}: tool_result `{id}` answers no call of the previous assistant turn"
+                    ));
+                };
+                open.remove(pos);
+            }
+            if !open.is_empty() {
+                return Err(format!("message {i}: calls {open:?} are unanswered"));
+            }
+            continue;
+        }
+        if !open.is_empty() {
+            return Err(format!("message {i}: calls {open:?} are unanswered"));
+        }
+        let mut other_seen = false;
+        for block in &blocks {
+            match kind(block).as_str() {
+                "thinking" | "redacted_thinking" if other_seen => {
+                    return Err(format!("message {i}: thinking after other content"));
+                }
+                "thinking" | "redacted_thinking" => {}
+                "tool_use" => {
+                    other_seen = true;
+                    let id = block["id"].as_str().unwrap_or_default();
+                    if id.is_empty() {
+                        return Err(format!("message {i}: tool_use without id"));
+                    }
+                    if !block["input"].is_object() {
+                        return Err(format!(
+                            "message {i}: tool_use `{id}` input is not an object"
+                        ));
+                    }
+                    if !seen.insert(id.to_owned()) {
+                        return Err(format!("message {i}: call id `{id}` used twice"));
+                    }
+                    open.push(id.to_owned());
+                }
+                "text" if block["text"].as_str().unwrap_or_default().is_empty() => {
+                    return Err(format!("message {i}: empty text block"));
+                }
+                _ => other_seen = true,
+            }
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("transcript ends with unanswered calls {open:?}"))
+    }
+}
+
+/// An Anthropic body with each tool reduced to its name, for readable snapshots.
+pub fn with_anthropic_tool_names(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(tools) = body["tools"].as_array_mut() {
+        for tool in tools {
+            *tool = tool["name"].clone();
         }
     }
     body

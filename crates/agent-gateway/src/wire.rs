@@ -1,0 +1,103 @@
+//! Pieces every wire format's encoder and decoder share: the canonical checks run before a
+//! request is encoded, the error values for contract violations and unreadable responses,
+//! and the merging of connection parameters into a body.
+//!
+//! Formats differ in their JSON; they agree on when a request is refused before sending
+//! and on how a broken response is reported, so that lives here once.
+
+use agent_application::ports::{ModelError, ModelErrorKind};
+use agent_domain::ErrorCode;
+use agent_domain::model::{AgentModelContentPart, AgentModelMessage, check_transcript};
+use agent_domain::tool::ToolCallDecodeError;
+use serde_json::{Map, Value};
+
+use crate::http::UPSTREAM_INVALID_RESPONSE;
+
+/// Checks the tool-call pairing of a transcript before it is encoded, so a request that
+/// would be rejected upstream for unpaired calls fails here with a precise code.
+pub(crate) fn check_request_transcript(messages: &[AgentModelMessage]) -> Result<(), ModelError> {
+    check_transcript(messages).map_err(|e| contract(e.code(), e.to_string()))
+}
+
+/// A contract violation (a tool outside the request, a duplicate call id, …).
+pub(crate) fn contract(code: &'static str, message: String) -> ModelError {
+    let mut error = ModelError::new(ModelErrorKind::ContractViolation, message);
+    error.code = code;
+    error
+}
+
+/// A tool call that cannot be decoded or encoded through the request's tools.
+pub(crate) fn tool_decode_error(e: ToolCallDecodeError) -> ModelError {
+    contract(e.code(), e.to_string())
+}
+
+/// A 2xx body that is JSON but not the shape `format` promises.
+pub(crate) fn invalid_response(format: &str, what: &str) -> ModelError {
+    let mut error = ModelError::new(
+        ModelErrorKind::Transient,
+        format!("not a {format} response: {what}"),
+    );
+    error.code = UPSTREAM_INVALID_RESPONSE;
+    error
+}
+
+/// Content the target format has no place for.
+pub(crate) fn unsupported(format: &str, what: &str) -> ModelError {
+    let mut error = ModelError::new(
+        ModelErrorKind::InvalidRequest,
+        format!("cannot encode for {format}: {what}"),
+    );
+    error.code = "model.unsupported_content";
+    error
+}
+
+/// Media of a type the target format cannot carry.
+pub(crate) fn media_unsupported(format: &str, mime_type: &str) -> ModelError {
+    let mut error = ModelError::new(
+        ModelErrorKind::InvalidRequest,
+        format!("{format} cannot carry `{mime_type}` media"),
+    );
+    error.code = "model.media_unsupported";
+    error
+}
+
+/// A resource reference as the line of text a model reads.
+pub(crate) fn resource_line(uri: &str, title: Option<&str>) -> String {
+    match title {
+        Some(title) => format!("\n[resource: {title} <{uri}>]\n"),
+        None => format!("\n[resource: <{uri}>]\n"),
+    }
+}
+
+/// The text of a system message: text, with resource references as a line of text;
+/// anything else is refused as content `format` cannot carry there.
+pub(crate) fn plain_text(message: &AgentModelMessage, format: &str) -> Result<String, ModelError> {
+    let mut text = String::new();
+    for part in &message.parts {
+        match part {
+            AgentModelContentPart::Text { text: t } => text.push_str(t),
+            AgentModelContentPart::ResourceRef { uri, title } => {
+                text.push_str(&resource_line(uri, title.as_deref()))
+            }
+            _ => {
+                return Err(unsupported(format, "a system message may only carry text"));
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// Merges a connection's own body fields and then the request's `parameters.extra` into
+/// `body`, skipping the fields the adapter owns.
+pub(crate) fn merge_params(
+    body: &mut Map<String, Value>,
+    owned: &[&str],
+    connection_params: &Map<String, Value>,
+    request_extra: &Map<String, Value>,
+) {
+    for (key, value) in connection_params.iter().chain(request_extra) {
+        if !owned.contains(&key.as_str()) {
+            body.insert(key.clone(), value.clone());
+        }
+    }
+}
