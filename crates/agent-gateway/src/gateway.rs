@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::anthropic;
+use crate::gemini::{self, SchemaMode};
 use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
 use crate::openai_chat::{self, Dialect};
 
@@ -21,26 +22,32 @@ pub const FORMAT_OPENAI_CHAT: &str = "openai-chat";
 /// The wire format of Anthropic Messages.
 pub const FORMAT_ANTHROPIC: &str = "anthropic";
 
+/// The wire format of Gemini `generateContent`.
+pub const FORMAT_GEMINI: &str = "gemini";
+
 /// Formats that are planned but not implemented yet; recognised so a configuration that
 /// asks for them gets a clear error.
-const FORMATS_COMING: &[&str] = &["openai-responses", "gemini", "gemini-interactions"];
+const FORMATS_COMING: &[&str] = &["openai-responses", "gemini-interactions"];
 
 /// The formats this build speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     OpenaiChat,
     Anthropic,
+    Gemini,
 }
 
 /// Where and how to reach one model.
 #[derive(Clone, PartialEq)]
 pub struct HttpConnection {
-    /// The wire format (`openai-chat`, `anthropic`).
+    /// The wire format (`openai-chat`, `anthropic`, `gemini`).
     pub format: String,
     /// The API base. Chat Completions: including its version (`https://api.openai.com/v1`),
     /// posting to `{base_url}/chat/completions`. Anthropic: without the version
     /// (`https://api.anthropic.com`, also used when empty), posting to
-    /// `{base_url}/v1/messages`.
+    /// `{base_url}/v1/messages`. Gemini: without the version
+    /// (`https://generativelanguage.googleapis.com`, also used when empty), posting to
+    /// `{base_url}/v1beta/models/{model}:generateContent`.
     pub base_url: String,
     pub model: String,
     /// The key, read by the caller (the CLI reads a named environment variable at call
@@ -102,6 +109,15 @@ impl HttpConnection {
         }
     }
 
+    /// A Gemini `generateContent` connection with no key, headers or params. An empty
+    /// `base_url` means [`gemini::DEFAULT_BASE_URL`].
+    pub fn gemini(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            format: FORMAT_GEMINI.to_owned(),
+            ..Self::anthropic(base_url, model)
+        }
+    }
+
     /// Sets the key.
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
@@ -144,6 +160,7 @@ impl HttpModelGateway {
         let format = match connection.format.as_str() {
             FORMAT_OPENAI_CHAT => Format::OpenaiChat,
             FORMAT_ANTHROPIC => Format::Anthropic,
+            FORMAT_GEMINI => Format::Gemini,
             other => {
                 let status = if FORMATS_COMING.contains(&other) {
                     "is not implemented yet"
@@ -154,7 +171,7 @@ impl HttpModelGateway {
                     ModelErrorKind::InvalidRequest,
                     format!(
                         "provider format `{other}` {status}; supported: \
-                         {FORMAT_OPENAI_CHAT}, {FORMAT_ANTHROPIC}"
+                         {FORMAT_OPENAI_CHAT}, {FORMAT_ANTHROPIC}, {FORMAT_GEMINI}"
                     ),
                 );
                 error.code = "model.format_unsupported";
@@ -168,6 +185,15 @@ impl HttpModelGateway {
                 format!("{}/v1/messages", anthropic::DEFAULT_BASE_URL)
             }
             Format::Anthropic => format!("{base}/v1/messages"),
+            Format::Gemini => {
+                let base = if base.is_empty() {
+                    gemini::DEFAULT_BASE_URL
+                } else {
+                    base
+                };
+                let model = connection.model.trim_start_matches("models/");
+                format!("{base}/v1beta/models/{model}:generateContent")
+            }
         };
         Ok(Self {
             redactor: connection.redactor(),
@@ -208,6 +234,11 @@ impl HttpModelGateway {
                     ));
                 }
             }
+            Format::Gemini => {
+                if let Some(key) = key {
+                    headers.push(("x-goog-api-key".to_owned(), key.clone()));
+                }
+            }
         }
         headers
     }
@@ -222,6 +253,7 @@ impl ModelGateway for HttpModelGateway {
                 openai_chat::encode(&call.request, model, self.connection.dialect, params)?
             }
             Format::Anthropic => anthropic::encode(&call.request, model, params)?,
+            Format::Gemini => gemini::encode(&call.request, params, SchemaMode::JsonSchema)?,
         };
         let reply = self
             .http
@@ -230,6 +262,7 @@ impl ModelGateway for HttpModelGateway {
         match self.format {
             Format::OpenaiChat => openai_chat::decode(&reply, &call.request.tools),
             Format::Anthropic => anthropic::decode(&reply, &call.request.tools),
+            Format::Gemini => gemini::decode(&reply, &call.request.tools),
         }
     }
 }

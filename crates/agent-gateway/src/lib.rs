@@ -4,9 +4,12 @@
 
 pub mod anthropic;
 pub mod gateway;
+pub mod gemini;
 pub mod http;
 pub mod openai_chat;
 pub mod scripted;
 mod wire;
 
-pub use gateway::{FORMAT_ANTHROPIC, FORMAT_OPENAI_CHAT, HttpConnection, HttpModelGateway};
+pub use gateway::{
+    FORMAT_ANTHROPIC, FORMAT_GEMINI, FORMAT_OPENAI_CHAT, HttpConnection, HttpModelGateway,
+};

@@ -9,7 +9,7 @@ use agent_application::ports::{ModelError, ModelErrorKind};
 use agent_domain::ErrorCode;
 use agent_domain::model::{AgentModelContentPart, AgentModelMessage, check_transcript};
 use agent_domain::tool::ToolCallDecodeError;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::http::UPSTREAM_INVALID_RESPONSE;
 
@@ -99,5 +99,42 @@ pub(crate) fn merge_params(
         if !owned.contains(&key.as_str()) {
             body.insert(key.clone(), value.clone());
         }
+    }
+}
+
+/// Arguments as the JSON object formats that require one (`tool_use.input`,
+/// `functionCall.args`) carry. Providers of those formats always send objects; arguments kept
+/// as something else come from another format's history (a raw string that was not valid
+/// JSON). The closest faithful replay: an empty string or null is `{}` (a no-argument call),
+/// a string holding a JSON object is that object, and anything else travels verbatim as
+/// `{"_raw": <what the model sent>}`.
+pub(crate) fn object_arguments(arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(_) => arguments.clone(),
+        Value::String(raw) if raw.trim().is_empty() => json!({}),
+        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => json!({"_raw": raw}),
+        },
+        Value::Null => json!({}),
+        other => json!({"_raw": other}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_always_objects() {
+        assert_eq!(object_arguments(&json!({"a": 1})), json!({"a": 1}));
+        assert_eq!(object_arguments(&json!("")), json!({}));
+        assert_eq!(object_arguments(&Value::Null), json!({}));
+        assert_eq!(object_arguments(&json!("{\"a\":1}")), json!({"a": 1}));
+        assert_eq!(
+            object_arguments(&json!("{\"a\":")),
+            json!({"_raw": "{\"a\":"})
+        );
+        assert_eq!(object_arguments(&json!([1])), json!({"_raw": [1]}));
     }
 }

@@ -584,7 +584,7 @@ async fn a_historical_tool_missing_from_the_request_fails_before_sending() {
 fn unsupported_formats_are_refused_clearly() {
     let mut connection =
         HttpConnection::openai_chat("http://localhost:1/v1", "m", Dialect::Generic);
-    connection.format = "gemini".into();
+    connection.format = "gemini-interactions".into();
     let error = HttpModelGateway::new(connection).unwrap_err();
     assert_eq!(error.code(), "model.format_unsupported");
     assert!(

@@ -262,39 +262,6 @@ fn encode_call(call: &ToolInvocation, decoder: &ToolCallDecoder<'_>) -> Result<V
         "type": "tool_use",
         "id": call.call_id,
         "name": alias,
-        "input": call_input(&call.arguments),
+        "input": wire::object_arguments(&call.arguments),
     }))
-}
-
-/// `tool_use.input` must be an object. Anthropic itself always sends objects; arguments kept
-/// as something else come from another format's history (a raw string that was not valid
-/// JSON). The closest faithful replay: an empty string is `{}` (a no-argument call), a
-/// string holding a JSON object is that object, and anything else travels verbatim as
-/// `{"_raw": <what the model sent>}`.
-fn call_input(arguments: &Value) -> Value {
-    match arguments {
-        Value::Object(_) => arguments.clone(),
-        Value::String(raw) if raw.trim().is_empty() => json!({}),
-        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ => json!({"_raw": raw}),
-        },
-        Value::Null => json!({}),
-        other => json!({"_raw": other}),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inputs_are_always_objects() {
-        assert_eq!(call_input(&json!({"a": 1})), json!({"a": 1}));
-        assert_eq!(call_input(&json!("")), json!({}));
-        assert_eq!(call_input(&Value::Null), json!({}));
-        assert_eq!(call_input(&json!("{\"a\":1}")), json!({"a": 1}));
-        assert_eq!(call_input(&json!("{\"a\":")), json!({"_raw": "{\"a\":"}));
-        assert_eq!(call_input(&json!([1])), json!({"_raw": [1]}));
-    }
 }

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use agent_application::ports::{ModelError, ModelErrorKind};
 use serde_json::Value;
 
+use super::retry_after::parse_go_duration_ms;
 use super::{HttpReply, Redactor, retry_after_ms};
 
 /// The code of a body that is not the JSON the format promises.
@@ -37,6 +38,7 @@ const CODE_KINDS: &[(&str, ModelErrorKind)] = &[
     ("authentication_error", ModelErrorKind::Auth),
     ("permission_error", ModelErrorKind::Auth),
     ("unauthenticated", ModelErrorKind::Auth),
+    ("permission_denied", ModelErrorKind::Auth),
 ];
 
 /// Phrases providers use for an over-long prompt when they give no dedicated code.
@@ -45,6 +47,7 @@ const CONTEXT_PHRASES: &[&str] = &[
     "context length",
     "context window",
     "prompt is too long",
+    "input token count",
 ];
 
 /// Codes that only mean something once the status has not already decided (they name a
@@ -68,6 +71,8 @@ struct Envelope {
     /// A numeric `error.code` (OpenRouter and Gemini put the HTTP status there).
     numeric_code: Option<u16>,
     message: String,
+    /// Gemini's `error.details` (google.rpc.Status): `RetryInfo`, `ErrorInfo`, `QuotaFailure`.
+    details: Vec<Value>,
 }
 
 impl Envelope {
@@ -93,7 +98,67 @@ impl Envelope {
                 .and_then(Value::as_u64)
                 .and_then(|c| u16::try_from(c).ok()),
             message: string("message").unwrap_or_default(),
+            details: object
+                .get("details")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
         })
+    }
+
+    /// Gemini's `RetryInfo.retryDelay` (`"17s"`, `"34.4s"`), in milliseconds.
+    fn retry_delay_ms(&self) -> Option<u64> {
+        self.details
+            .iter()
+            .filter(|d| {
+                d.get("@type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t.ends_with("google.rpc.RetryInfo"))
+            })
+            .find_map(|d| d.get("retryDelay").and_then(Value::as_str))
+            .and_then(parse_go_duration_ms)
+    }
+
+    /// What Gemini's details and canonical status say beyond the code table:
+    /// `ErrorInfo.reason = API_KEY_INVALID` is an auth failure (Gemini answers it with 400
+    /// `INVALID_ARGUMENT`); `RESOURCE_EXHAUSTED` is a rate limit, unless the message speaks of
+    /// billing, a `QuotaFailure` names a per-day quota, or it speaks of quota without a
+    /// `RetryInfo` delay — then it will not clear soon and is a quota error; a
+    /// `FAILED_PRECONDITION` about billing is a quota error.
+    fn gemini_kind(&self) -> Option<ModelErrorKind> {
+        let reason_is = |wanted: &str| {
+            self.details
+                .iter()
+                .any(|d| d.get("reason").and_then(Value::as_str) == Some(wanted))
+        };
+        if reason_is("API_KEY_INVALID") {
+            return Some(ModelErrorKind::Auth);
+        }
+        let message = self.message.to_ascii_lowercase();
+        let billing = message.contains("billing");
+        let status = |wanted: &str| self.codes.iter().any(|c| c == wanted);
+        if status("resource_exhausted") {
+            let per_day = self.details.iter().any(|d| {
+                d.get("violations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| v.get("quotaId").and_then(Value::as_str))
+                    .any(|id| id.contains("PerDay"))
+            });
+            let lasting = billing
+                || per_day
+                || (message.contains("quota") && self.retry_delay_ms().is_none());
+            return Some(if lasting {
+                ModelErrorKind::Quota
+            } else {
+                ModelErrorKind::RateLimited
+            });
+        }
+        if status("failed_precondition") && billing {
+            return Some(ModelErrorKind::Quota);
+        }
+        None
     }
 
     fn kind_from(&self, table: &[(&str, ModelErrorKind)]) -> Option<ModelErrorKind> {
@@ -145,14 +210,16 @@ pub fn classify_reply(reply: HttpReply, redactor: &Redactor) -> Result<Value, Mo
             let kind = kind_of_error(reply.status, &envelope);
             let code = kind.default_code();
             let provider_code = envelope.provider_code.clone();
-            Err(finish(
+            let mut error = finish(
                 ModelError::new(kind, String::new()),
                 code,
                 &reply,
                 provider_code,
                 redactor,
                 "",
-            ))
+            );
+            error.retry_after_ms = error.retry_after_ms.or_else(|| envelope.retry_delay_ms());
+            Err(error)
         }
     }
 }
@@ -161,7 +228,10 @@ pub fn classify_reply(reply: HttpReply, redactor: &Redactor) -> Result<Value, Mo
 /// on a 400-family answer, then the status (for a 2xx body, the numeric code in the
 /// envelope, then the family code).
 fn kind_of_error(status: u16, envelope: &Envelope) -> ModelErrorKind {
-    if let Some(kind) = envelope.kind_from(CODE_KINDS) {
+    if let Some(kind) = envelope
+        .gemini_kind()
+        .or_else(|| envelope.kind_from(CODE_KINDS))
+    {
         return kind;
     }
     let success = (200..300).contains(&status);
@@ -316,6 +386,121 @@ mod tests {
                 &Redactor::default()
             )
             .is_ok()
+        );
+    }
+
+    #[test]
+    fn gemini_status_envelopes() {
+        use ModelErrorKind::*;
+        let err = |code: u16, status: &str, message: &str, details: Value| json!({"error": {"code": code, "status": status, "message": message, "details": details}});
+        let retry =
+            json!([{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "34.4s"}]);
+        let limited = err(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "You exceeded your current quota, please check your plan.",
+            retry.clone(),
+        );
+        assert_eq!(kind(429, limited.clone()), RateLimited);
+        let error = classify_reply(reply(429, limited), &Redactor::default()).unwrap_err();
+        assert_eq!(error.retry_after_ms, Some(34_400));
+        assert_eq!(error.provider_code.as_deref(), Some("RESOURCE_EXHAUSTED"));
+        assert_eq!(
+            kind(
+                429,
+                err(
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "You exceeded your current quota.",
+                    json!([])
+                )
+            ),
+            Quota
+        );
+        assert_eq!(
+            kind(
+                429,
+                err(
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "Check your billing details.",
+                    retry.clone()
+                )
+            ),
+            Quota
+        );
+        let per_day = json!([{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]}, retry[0]]);
+        assert_eq!(
+            kind(
+                429,
+                err(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", per_day)
+            ),
+            Quota
+        );
+        assert_eq!(
+            kind(
+                429,
+                err(429, "RESOURCE_EXHAUSTED", "Too many requests.", json!([]))
+            ),
+            RateLimited
+        );
+        assert_eq!(
+            kind(
+                503,
+                err(503, "UNAVAILABLE", "The model is overloaded.", json!([]))
+            ),
+            Overloaded
+        );
+        assert_eq!(
+            kind(
+                400,
+                err(400, "INVALID_ARGUMENT", "Penalty is not enabled", json!([]))
+            ),
+            InvalidRequest
+        );
+        assert_eq!(
+            kind(
+                400,
+                err(
+                    400,
+                    "INVALID_ARGUMENT",
+                    "The input token count (1180345) exceeds the maximum number of tokens allowed (1048576).",
+                    json!([])
+                )
+            ),
+            ContextLength
+        );
+        let bad_key = json!([{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}]);
+        assert_eq!(
+            kind(
+                400,
+                err(400, "INVALID_ARGUMENT", "API key not valid.", bad_key)
+            ),
+            Auth
+        );
+        assert_eq!(
+            kind(403, err(403, "PERMISSION_DENIED", "denied", json!([]))),
+            Auth
+        );
+        assert_eq!(
+            kind(401, err(401, "UNAUTHENTICATED", "no", json!([]))),
+            Auth
+        );
+        assert_eq!(
+            kind(
+                400,
+                err(
+                    400,
+                    "FAILED_PRECONDITION",
+                    "Billing is not enabled.",
+                    json!([])
+                )
+            ),
+            Quota
+        );
+        assert_eq!(
+            kind(500, err(500, "INTERNAL", "boom", json!([]))),
+            Transient
         );
     }
 }

@@ -39,7 +39,7 @@ fn millis(ms: f64) -> Option<u64> {
 }
 
 /// Reads a Go-style duration (`1.8s`, `6m0s`, `1h2m`, `250ms`) as milliseconds.
-fn parse_go_duration_ms(text: &str) -> Option<u64> {
+pub(super) fn parse_go_duration_ms(text: &str) -> Option<u64> {
     let mut total = 0.0_f64;
     let mut rest = text;
     if rest.is_empty() {

@@ -261,3 +261,112 @@ pub fn with_anthropic_tool_names(body: &Value) -> Value {
     }
     body
 }
+
+/// The path of a Gemini `generateContent` call for `model`.
+pub fn gemini_path(model: &str) -> String {
+    format!("/v1beta/models/{model}:generateContent")
+}
+
+/// Checks a Gemini `generateContent` body as the provider will read it: no `system` role in
+/// `contents` (system text lives in `systemInstruction`); roles are only `user` and `model`
+/// and alternate; no content is empty and no text part is empty; a model content with
+/// `functionCall` parts is followed by a `user` content that opens with exactly one
+/// `functionResponse` per call, same names, same order (ids equal when the call had one,
+/// absent when it had none); `functionResponse` appears nowhere else; call ids are unique.
+pub fn check_gemini_transcript(body: &Value) -> Result<(), String> {
+    let contents = body["contents"].as_array().ok_or("no contents array")?;
+    let mut seen = HashSet::new();
+    let mut open: Vec<(String, Option<String>)> = Vec::new();
+    let mut previous_role = "";
+    for (i, content) in contents.iter().enumerate() {
+        let role = content["role"]
+            .as_str()
+            .ok_or(format!("content {i} has no role"))?;
+        if role != "user" && role != "model" {
+            return Err(format!("content {i}: role `{role}`"));
+        }
+        if role == previous_role {
+            return Err(format!("content {i}: two `{role}` contents in a row"));
+        }
+        previous_role = role;
+        let parts = content["parts"]
+            .as_array()
+            .filter(|p| !p.is_empty())
+            .ok_or(format!("content {i}: no parts"))?;
+        for part in parts {
+            if part.get("text").is_some_and(|t| t.as_str() == Some(""))
+                && part.get("thoughtSignature").is_none()
+            {
+                return Err(format!("content {i}: empty text part"));
+            }
+        }
+        let responses: Vec<&Value> = parts
+            .iter()
+            .take_while(|p| p.get("functionResponse").is_some())
+            .map(|p| &p["functionResponse"])
+            .collect();
+        let total = parts
+            .iter()
+            .filter(|p| p.get("functionResponse").is_some())
+            .count();
+        if total != responses.len() {
+            return Err(format!("content {i}: functionResponse after other parts"));
+        }
+        if role == "model" && total > 0 {
+            return Err(format!("content {i}: functionResponse in a model turn"));
+        }
+        if responses.len() != open.len() {
+            return Err(format!(
+                "content {i}: {} responses for calls {open:?}",
+                responses.len()
+            ));
+        }
+        for (response, (name, id)) in responses.iter().zip(open.drain(..)) {
+            if response["name"].as_str() != Some(name.as_str()) {
+                return Err(format!("content {i}: response {response} answers `{name}`"));
+            }
+            if response.get("id").and_then(Value::as_str) != id.as_deref() {
+                return Err(format!("content {i}: response {response} has the wrong id"));
+            }
+            if !response["response"].is_object() {
+                return Err(format!("content {i}: response is not an object"));
+            }
+        }
+        if role == "model" {
+            for part in parts {
+                let Some(call) = part.get("functionCall") else {
+                    continue;
+                };
+                let name = call["name"].as_str().unwrap_or_default();
+                if name.is_empty() || !call["args"].is_object() {
+                    return Err(format!(
+                        "content {i}: call {call} needs a name and object args"
+                    ));
+                }
+                let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+                if let Some(id) = &id
+                    && !seen.insert(id.clone())
+                {
+                    return Err(format!("content {i}: call id `{id}` used twice"));
+                }
+                open.push((name.to_owned(), id));
+            }
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("contents end with unanswered calls {open:?}"))
+    }
+}
+
+/// A Gemini body with each function declaration reduced to its name, for readable snapshots.
+pub fn with_gemini_tool_names(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(declarations) = body["tools"][0]["functionDeclarations"].as_array_mut() {
+        for declaration in declarations {
+            *declaration = declaration["name"].clone();
+        }
+    }
+    body
+}
