@@ -15,9 +15,13 @@ use crate::anthropic;
 use crate::gemini::{self, SchemaMode};
 use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
 use crate::openai_chat::{self, Dialect};
+use crate::openai_responses;
 
 /// The wire format of OpenAI Chat Completions and compatible servers.
 pub const FORMAT_OPENAI_CHAT: &str = "openai-chat";
+
+/// The wire format of OpenAI Responses (stateless mode only).
+pub const FORMAT_OPENAI_RESPONSES: &str = "openai-responses";
 
 /// The wire format of Anthropic Messages.
 pub const FORMAT_ANTHROPIC: &str = "anthropic";
@@ -27,12 +31,13 @@ pub const FORMAT_GEMINI: &str = "gemini";
 
 /// Formats that are planned but not implemented yet; recognised so a configuration that
 /// asks for them gets a clear error.
-const FORMATS_COMING: &[&str] = &["openai-responses", "gemini-interactions"];
+const FORMATS_COMING: &[&str] = &["gemini-interactions"];
 
 /// The formats this build speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     OpenaiChat,
+    OpenaiResponses,
     Anthropic,
     Gemini,
 }
@@ -40,10 +45,11 @@ enum Format {
 /// Where and how to reach one model.
 #[derive(Clone, PartialEq)]
 pub struct HttpConnection {
-    /// The wire format (`openai-chat`, `anthropic`, `gemini`).
+    /// The wire format (`openai-chat`, `openai-responses`, `anthropic`, `gemini`).
     pub format: String,
     /// The API base. Chat Completions: including its version (`https://api.openai.com/v1`),
-    /// posting to `{base_url}/chat/completions`. Anthropic: without the version
+    /// posting to `{base_url}/chat/completions`. Responses: likewise including the version,
+    /// posting to `{base_url}/responses`. Anthropic: without the version
     /// (`https://api.anthropic.com`, also used when empty), posting to
     /// `{base_url}/v1/messages`. Gemini: without the version
     /// (`https://generativelanguage.googleapis.com`, also used when empty), posting to
@@ -92,6 +98,15 @@ impl HttpConnection {
             headers: Vec::new(),
             params: Map::new(),
             dialect,
+        }
+    }
+
+    /// A Responses connection (stateless mode) with no key, headers or params; `base_url`
+    /// includes the version (`https://api.openai.com/v1`).
+    pub fn openai_responses(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            format: FORMAT_OPENAI_RESPONSES.to_owned(),
+            ..Self::anthropic(base_url, model)
         }
     }
 
@@ -159,6 +174,10 @@ impl HttpModelGateway {
     ) -> Result<Self, ModelError> {
         let format = match connection.format.as_str() {
             FORMAT_OPENAI_CHAT => Format::OpenaiChat,
+            FORMAT_OPENAI_RESPONSES => {
+                openai_responses::check_stateless(&connection.base_url, &connection.params)?;
+                Format::OpenaiResponses
+            }
             FORMAT_ANTHROPIC => Format::Anthropic,
             FORMAT_GEMINI => Format::Gemini,
             other => {
@@ -171,7 +190,8 @@ impl HttpModelGateway {
                     ModelErrorKind::InvalidRequest,
                     format!(
                         "provider format `{other}` {status}; supported: \
-                         {FORMAT_OPENAI_CHAT}, {FORMAT_ANTHROPIC}, {FORMAT_GEMINI}"
+                         {FORMAT_OPENAI_CHAT}, {FORMAT_OPENAI_RESPONSES}, {FORMAT_ANTHROPIC}, \
+                         {FORMAT_GEMINI}"
                     ),
                 );
                 error.code = "model.format_unsupported";
@@ -181,6 +201,7 @@ impl HttpModelGateway {
         let base = connection.base_url.trim_end_matches('/');
         let url = match format {
             Format::OpenaiChat => format!("{base}/chat/completions"),
+            Format::OpenaiResponses => format!("{base}/responses"),
             Format::Anthropic if base.is_empty() => {
                 format!("{}/v1/messages", anthropic::DEFAULT_BASE_URL)
             }
@@ -215,7 +236,7 @@ impl HttpModelGateway {
         let mut headers = self.connection.headers.clone();
         let key = self.connection.api_key.as_ref();
         match self.format {
-            Format::OpenaiChat => {
+            Format::OpenaiChat | Format::OpenaiResponses => {
                 if let Some(key) = key {
                     headers.push(("authorization".to_owned(), format!("Bearer {key}")));
                 }
@@ -252,6 +273,7 @@ impl ModelGateway for HttpModelGateway {
             Format::OpenaiChat => {
                 openai_chat::encode(&call.request, model, self.connection.dialect, params)?
             }
+            Format::OpenaiResponses => openai_responses::encode(&call.request, model, params)?,
             Format::Anthropic => anthropic::encode(&call.request, model, params)?,
             Format::Gemini => gemini::encode(&call.request, params, SchemaMode::JsonSchema)?,
         };
@@ -261,6 +283,7 @@ impl ModelGateway for HttpModelGateway {
             .await?;
         match self.format {
             Format::OpenaiChat => openai_chat::decode(&reply, &call.request.tools),
+            Format::OpenaiResponses => openai_responses::decode(&reply, &call.request.tools),
             Format::Anthropic => anthropic::decode(&reply, &call.request.tools),
             Format::Gemini => gemini::decode(&reply, &call.request.tools),
         }

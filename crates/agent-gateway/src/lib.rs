@@ -7,9 +7,11 @@ pub mod gateway;
 pub mod gemini;
 pub mod http;
 pub mod openai_chat;
+pub mod openai_responses;
 pub mod scripted;
 mod wire;
 
 pub use gateway::{
-    FORMAT_ANTHROPIC, FORMAT_GEMINI, FORMAT_OPENAI_CHAT, HttpConnection, HttpModelGateway,
+    FORMAT_ANTHROPIC, FORMAT_GEMINI, FORMAT_OPENAI_CHAT, FORMAT_OPENAI_RESPONSES, HttpConnection,
+    HttpModelGateway,
 };

@@ -121,6 +121,32 @@ pub(crate) fn object_arguments(arguments: &Value) -> Value {
     }
 }
 
+/// A JSON string that parses to an object becomes that object; anything else (malformed
+/// JSON, `""` for a no-argument call, a non-object) stays the raw string, verbatim, so the
+/// tool can answer with a readable error and the call replays byte-exact. Servers that
+/// already send an object are taken at their word.
+pub(crate) fn decode_arguments(raw: Option<&Value>) -> Value {
+    match raw {
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => Value::String(text.clone()),
+        },
+        Some(object @ Value::Object(_)) => object.clone(),
+        Some(other) => Value::String(other.to_string()),
+        None => Value::String(String::new()),
+    }
+}
+
+/// Arguments as the JSON string formats that carry one (`function.arguments`,
+/// `function_call.arguments`) expect: arguments kept as a raw string (they were not valid
+/// JSON) go back verbatim; parsed arguments are serialised again.
+pub(crate) fn string_arguments(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

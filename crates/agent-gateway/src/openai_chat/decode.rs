@@ -10,7 +10,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder};
 use serde_json::{Value, json};
 
 use super::{OPENROUTER_NATIVE, REASONING_CONTENT_PRODUCER, REASONING_PRODUCER};
-use crate::wire::{contract, invalid_response};
+use crate::wire::{contract, decode_arguments, invalid_response};
 
 /// Decodes the first choice of a response body. Tool calls are named through `tools` —
 /// the tools of the request that produced this response — and nothing else.
@@ -121,22 +121,6 @@ fn content_text(content: Option<&Value>) -> String {
             .filter_map(|p| p.get("text").and_then(Value::as_str))
             .collect(),
         _ => String::new(),
-    }
-}
-
-/// A JSON string that parses to an object becomes that object; anything else (malformed
-/// JSON, `""` for a no-argument call, a non-object) stays the raw string, verbatim, so the
-/// tool can answer with a readable error and the call replays byte-exact. Servers that
-/// already send an object are taken at their word.
-fn decode_arguments(raw: Option<&Value>) -> Value {
-    match raw {
-        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ => Value::String(text.clone()),
-        },
-        Some(object @ Value::Object(_)) => object.clone(),
-        Some(other) => Value::String(other.to_string()),
-        None => Value::String(String::new()),
     }
 }
 

@@ -266,10 +266,7 @@ fn assistant_message(
 /// back verbatim; parsed arguments are serialised again.
 fn encode_call(call: &ToolInvocation, decoder: &ToolCallDecoder<'_>) -> Result<Value, ModelError> {
     let alias = decoder.alias_of(&call.tool_id).map_err(decode_error)?;
-    let arguments = match &call.arguments {
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
-    };
+    let arguments = wire::string_arguments(&call.arguments);
     Ok(json!({
         "id": call.call_id,
         "type": "function",

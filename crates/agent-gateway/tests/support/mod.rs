@@ -370,3 +370,82 @@ pub fn with_gemini_tool_names(body: &Value) -> Value {
     }
     body
 }
+
+/// The path of a Responses call.
+pub const RESPONSES_PATH: &str = "/v1/responses";
+
+/// Checks a Responses (stateless) body as the provider will read it: no system or
+/// developer message in `input` (system text lives in `instructions`); every
+/// `function_call` has a non-empty `call_id`, unique in the body, and no item `id` (pairing is
+/// by `call_id`); it is answered by exactly one `function_call_output` with the same
+/// `call_id` later in the input, before the next user message; every output answers an
+/// earlier open call; every reasoning item carries `encrypted_content`, no raw `content`,
+/// and is followed by another item.
+pub fn check_responses_transcript(body: &Value) -> Result<(), String> {
+    let input = body["input"].as_array().ok_or("no input array")?;
+    let mut seen = HashSet::new();
+    let mut open: Vec<String> = Vec::new();
+    for (i, item) in input.iter().enumerate() {
+        let kind = item["type"].as_str().unwrap_or_default();
+        let role = item["role"].as_str().unwrap_or_default();
+        match kind {
+            "message" if role == "user" => {
+                if !open.is_empty() {
+                    return Err(format!("item {i}: calls {open:?} are unanswered"));
+                }
+            }
+            "message" if role == "assistant" => {}
+            "message" => return Err(format!("item {i}: message role `{role}`")),
+            "function_call" => {
+                let id = item["call_id"].as_str().unwrap_or_default();
+                if id.is_empty() {
+                    return Err(format!("item {i}: function_call without call_id"));
+                }
+                if item.get("id").is_some() {
+                    return Err(format!("item {i}: function_call carries an item id"));
+                }
+                if !item["arguments"].is_string() || item["name"].as_str().is_none() {
+                    return Err(format!(
+                        "item {i}: function_call needs name and string arguments"
+                    ));
+                }
+                if !seen.insert(id.to_owned()) {
+                    return Err(format!("item {i}: call id `{id}` used twice"));
+                }
+                open.push(id.to_owned());
+            }
+            "function_call_output" => {
+                let id = item["call_id"].as_str().unwrap_or_default();
+                let Some(pos) = open.iter().position(|o| o == id) else {
+                    return Err(format!("item {i}: output `{id}` answers no open call"));
+                };
+                open.remove(pos);
+                if !item["output"].is_string() {
+                    return Err(format!("item {i}: output is not a string"));
+                }
+            }
+            "reasoning" => {
+                if !item["encrypted_content"].is_string() {
+                    return Err(format!("item {i}: reasoning without encrypted_content"));
+                }
+                if item.get("content").is_some() {
+                    return Err(format!("item {i}: reasoning with raw content"));
+                }
+                if i + 1 == input.len() {
+                    return Err(format!("item {i}: reasoning without a following item"));
+                }
+            }
+            other => return Err(format!("item {i}: unexpected item type `{other}`")),
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("input ends with unanswered calls {open:?}"))
+    }
+}
+
+/// A Responses body with each (flat) tool reduced to its name, for readable snapshots.
+pub fn with_responses_tool_names(body: &Value) -> Value {
+    with_anthropic_tool_names(body)
+}

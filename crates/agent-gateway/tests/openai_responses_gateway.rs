@@ -1,0 +1,528 @@
+//! The OpenAI Responses gateway (stateless mode) against a mock provider: recorded-style
+//! responses (wire-formats §8.2, with tool names replaced by the default writer's aliases),
+//! encrypted reasoning replay, the errors Responses answers with, and a whole multi-round
+//! conversation whose outbound bodies are pinned and checked against the item rules.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
+use agent_domain::ErrorCode;
+use agent_domain::model::{
+    AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ReasoningEffort,
+    TokenUsage,
+};
+use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId};
+use agent_gateway::openai_responses::NATIVE;
+use agent_gateway::{HttpConnection, HttpModelGateway};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use support::*;
+use wiremock::{MockServer, ResponseTemplate};
+
+const KEY: &str = "sk-proj-test-Qz81RRdistinctive";
+
+fn connection(server: &MockServer) -> HttpConnection {
+    HttpConnection::openai_responses(format!("{}/v1", server.uri()), "gpt-test").with_api_key(KEY)
+}
+
+fn gateway(server: &MockServer) -> HttpModelGateway {
+    HttpModelGateway::new(connection(server)).unwrap()
+}
+
+fn ok(body: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+fn response(id: &str, output: Value) -> Value {
+    json!({
+        "id": id, "object": "response", "created_at": 1765552659, "status": "completed",
+        "error": null, "incomplete_details": null, "model": "gpt-5", "output": output,
+        "parallel_tool_calls": true, "previous_response_id": null, "store": false,
+        "usage": {"input_tokens": 512, "input_tokens_details": {"cached_tokens": 256}, "output_tokens": 90, "output_tokens_details": {"reasoning_tokens": 64}, "total_tokens": 602}
+    })
+}
+
+fn reasoning(id: &str, encrypted: &str, summary: &str) -> Value {
+    let summary = if summary.is_empty() {
+        json!([])
+    } else {
+        json!([{"type": "summary_text", "text": summary}])
+    };
+    json!({"id": id, "type": "reasoning", "encrypted_content": encrypted, "summary": summary})
+}
+
+fn function_call(item_id: &str, call_id: &str, name: &str, arguments: &str) -> Value {
+    json!({"id": item_id, "type": "function_call", "status": "completed", "arguments": arguments, "call_id": call_id, "name": name})
+}
+
+fn text_message(id: &str, text: &str) -> Value {
+    json!({"id": id, "type": "message", "status": "completed", "role": "assistant",
+           "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": text}]})
+}
+
+async fn answer(server: &MockServer, response: ResponseTemplate) {
+    answer_once_at(server, RESPONSES_PATH, response).await;
+}
+
+/// One call against a fresh server answering `response`.
+async fn generate_once(
+    response: ResponseTemplate,
+) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
+    let server = MockServer::start().await;
+    answer(&server, response).await;
+    let result = gateway(&server).generate(call(opening(), 1)).await;
+    (result, sent_bodies(&server).await)
+}
+
+#[tokio::test]
+async fn r01_text_with_reasoning_usage_and_the_request_shape() {
+    let body = response(
+        "resp_R01",
+        json!([
+            reasoning(
+                "rs_R01a",
+                "gAAAAABsyntheticEncryptedReasoningR01",
+                "**Reporting**\n\nReport it."
+            ),
+            text_message("msg_R01b", "Final result: 570"),
+        ]),
+    );
+    let server = MockServer::start().await;
+    answer(&server, ok(body)).await;
+    let mut first = call(opening(), 1);
+    first.request.parameters.max_output_tokens = Some(2000);
+    first.request.parameters.reasoning_effort = Some(ReasoningEffort::Low);
+    let response = gateway(&server).generate(first).await.unwrap();
+    assert_eq!(response.text(), "Final result: 570");
+    assert_eq!(response.finish_reason, FinishReason::Stop);
+    assert_eq!(response.response_id.as_deref(), Some("resp_R01"));
+    assert_eq!(
+        response.usage,
+        Some(TokenUsage {
+            input_tokens: 512,
+            output_tokens: 90,
+            cached_input_tokens: Some(256),
+            cache_write_tokens: None,
+            reasoning_tokens: Some(64),
+        })
+    );
+    assert_eq!(
+        response.provider_metadata["format"],
+        json!("openai-responses")
+    );
+    let parts = &response.message.parts;
+    assert!(
+        matches!(&parts[0], AgentModelContentPart::Native { provider, value }
+            if provider == NATIVE && value["encrypted_content"] == json!("gAAAAABsyntheticEncryptedReasoningR01"))
+    );
+    assert!(
+        matches!(&parts[1], AgentModelContentPart::Reasoning { text, .. } if text == "**Reporting**\n\nReport it.")
+    );
+
+    let request = &server.received_requests().await.unwrap()[0];
+    assert_eq!(request.url.path(), "/v1/responses");
+    let header = |name: &str| request.headers.get(name).map(|v| v.to_str().unwrap());
+    assert_eq!(
+        header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    assert_eq!(body["model"], json!("gpt-test"));
+    assert_eq!(body["instructions"], json!("You are a writer."));
+    assert_eq!(body["store"], json!(false));
+    assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+    assert_eq!(body["max_output_tokens"], json!(2000));
+    assert_eq!(body["reasoning"], json!({"effort": "low"}));
+    assert_eq!(body["tool_choice"], json!("auto"));
+    assert_eq!(
+        body["input"],
+        json!([{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Continue the story."}]}])
+    );
+    for (wire, tool) in body["tools"].as_array().unwrap().iter().zip(tools()) {
+        assert_eq!(wire["type"], json!("function"));
+        assert_eq!(wire["name"], json!(tool.alias));
+        assert_eq!(wire["description"], json!(tool.description));
+        assert_eq!(wire["parameters"], tool.input_schema);
+        assert_eq!(wire["strict"], json!(false));
+    }
+}
+
+#[tokio::test]
+async fn r02_single_function_call_uses_call_id() {
+    let body = response(
+        "resp_R02",
+        json!([
+            reasoning("rs_R02a", "gAAAAABsyntheticR02", ""),
+            function_call(
+                "fc_R02b",
+                "call_AB6AaRZ1FYZB2RwS6A5vbdqn",
+                "workspace_read_file",
+                "{\"path\":\"output/a.md\"}"
+            ),
+        ]),
+    );
+    let (result, _) = generate_once(ok(body)).await;
+    let response = result.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::ToolCalls);
+    let calls = response.tool_calls();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].call_id, "call_AB6AaRZ1FYZB2RwS6A5vbdqn");
+    assert_eq!(
+        calls[0].tool_id,
+        ToolId::builtin("workspace.read_file").unwrap()
+    );
+    assert_eq!(calls[0].arguments, json!({"path": "output/a.md"}));
+}
+
+/// R-03 shape: parallel calls decode in order and, with the reasoning item, replay in place.
+#[tokio::test]
+async fn r03_parallel_calls_and_reasoning_replayed_verbatim_in_place() {
+    let rs = reasoning("rs_R03a", "gAAAAABsyntheticR03", "Read both.");
+    let server = MockServer::start().await;
+    answer(
+        &server,
+        ok(response(
+            "resp_R03",
+            json!([
+                rs,
+                function_call(
+                    "fc_R03b",
+                    "call_a",
+                    "workspace_read_file",
+                    "{\"path\":\"output/a.md\"}"
+                ),
+                function_call("fc_R03c", "call_b", "workspace_list_files", "{}"),
+            ]),
+        )),
+    )
+    .await;
+    answer(
+        &server,
+        ok(response(
+            "resp_done",
+            json!([text_message("msg_d", "Done.")]),
+        )),
+    )
+    .await;
+    let gateway = gateway(&server);
+    let first = gateway.generate(call(opening(), 1)).await.unwrap();
+    let ids: Vec<_> = first
+        .tool_calls()
+        .iter()
+        .map(|c| c.call_id.clone())
+        .collect();
+    assert_eq!(ids, ["call_a", "call_b"]);
+    let mut messages = opening();
+    messages.push(first.message.clone());
+    for invocation in first.tool_calls() {
+        messages.push(AgentModelMessage::tool_result(AgentToolResult::success(
+            invocation,
+            "It was a dark night.",
+            Value::Null,
+        )));
+    }
+    gateway.generate(call(messages, 2)).await.unwrap();
+    let second = &sent_bodies(&server).await[1];
+    check_responses_transcript(second).unwrap();
+    let input = second["input"].as_array().unwrap();
+    assert_eq!(
+        input[1], rs,
+        "the reasoning item, verbatim, right after the user turn"
+    );
+    assert_eq!(
+        input[2],
+        json!({"type": "function_call", "call_id": "call_a", "name": "workspace_read_file", "arguments": "{\"path\":\"output/a.md\"}"})
+    );
+    assert_eq!(input[3]["call_id"], json!("call_b"));
+    assert_eq!(
+        input[4],
+        json!({"type": "function_call_output", "call_id": "call_a", "output": "It was a dark night."})
+    );
+    assert_eq!(input[5]["call_id"], json!("call_b"));
+    assert!(
+        !second.to_string().contains("fc_R03"),
+        "item ids are not sent"
+    );
+}
+
+#[tokio::test]
+async fn reasoning_of_another_provider_is_not_replayed() {
+    let mut messages = opening();
+    messages.push(AgentModelMessage::new(
+        agent_domain::model::ModelRole::Assistant,
+        vec![
+            AgentModelContentPart::native(
+                "anthropic",
+                json!({"type": "thinking", "thinking": "x", "signature": "s"}),
+            ),
+            AgentModelContentPart::text("Hi."),
+        ],
+    ));
+    messages.push(AgentModelMessage::user("Go on."));
+    let server = MockServer::start().await;
+    answer(
+        &server,
+        ok(response("resp_x", json!([text_message("m", "Ok.")]))),
+    )
+    .await;
+    gateway(&server).generate(call(messages, 2)).await.unwrap();
+    let body = &sent_bodies(&server).await[0];
+    check_responses_transcript(body).unwrap();
+    assert_eq!(
+        body["input"][1],
+        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hi."}]})
+    );
+    assert_eq!(body["input"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn r04_max_output_tokens_incomplete_is_length() {
+    let mut body = response(
+        "resp_R04",
+        json!([reasoning("rs_R04a", "gAAAAABsyntheticR04", "")]),
+    );
+    body["status"] = json!("incomplete");
+    body["incomplete_details"] = json!({"reason": "max_output_tokens"});
+    let (result, _) = generate_once(ok(body)).await;
+    let response = result.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::Length);
+    assert_eq!(
+        response.provider_metadata["incompleteDetails"],
+        json!({"reason": "max_output_tokens"})
+    );
+}
+
+#[tokio::test]
+async fn r06_refusal() {
+    let body = response(
+        "resp_R06",
+        json!([{"id": "msg_R06", "type": "message", "status": "completed", "role": "assistant",
+                "content": [{"type": "refusal", "refusal": "I can't help with that request."}]}]),
+    );
+    let (result, _) = generate_once(ok(body)).await;
+    let response = result.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::Refusal);
+    assert_eq!(response.text(), "I can't help with that request.");
+}
+
+#[tokio::test]
+async fn rate_limit_429_with_retry_after() {
+    let response = ResponseTemplate::new(429)
+        .insert_header("retry-after", "7")
+        .set_body_json(json!({"error": {"message": "Rate limit reached for gpt-5 on tokens per min.", "type": "tokens", "param": null, "code": "rate_limit_exceeded"}}));
+    let error = generate_once(response).await.0.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::RateLimited);
+    assert_eq!(error.status, Some(429));
+    assert_eq!(error.provider_code.as_deref(), Some("rate_limit_exceeded"));
+    assert_eq!(error.retry_after_ms, Some(7_000));
+    assert!(error.is_retryable());
+}
+
+#[tokio::test]
+async fn server_error_500_is_transient() {
+    let response = ResponseTemplate::new(500).set_body_json(
+        json!({"error": {"message": "The server had an error.", "type": "server_error", "param": null, "code": null}}),
+    );
+    let error = generate_once(response).await.0.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Transient);
+    assert_eq!(error.status, Some(500));
+    assert!(error.is_retryable());
+}
+
+#[tokio::test]
+async fn failed_status_in_a_200_is_an_error() {
+    let mut body = response("resp_R08", json!([]));
+    body["status"] = json!("failed");
+    body["error"] =
+        json!({"code": "insufficient_quota", "message": "You exceeded your current quota."});
+    body["usage"] = Value::Null;
+    let error = generate_once(ok(body)).await.0.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Quota);
+    assert_eq!(error.provider_code.as_deref(), Some("insufficient_quota"));
+    assert!(!error.is_retryable());
+
+    let mut body = response("resp_f", json!([]));
+    body["status"] = json!("failed");
+    body["error"] = json!({"code": "server_error", "message": "boom"});
+    let error = generate_once(ok(body)).await.0.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Transient);
+}
+
+#[tokio::test]
+async fn the_api_key_never_leaves_in_errors() {
+    let body = json!({"error": {"message": format!("Incorrect API key provided: {KEY}."), "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}});
+    let server = MockServer::start().await;
+    answer(&server, ResponseTemplate::new(401).set_body_json(body)).await;
+    let gateway = gateway(&server);
+    let error = gateway.generate(call(opening(), 1)).await.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Auth);
+    for text in [
+        error.to_string(),
+        format!("{error:?}"),
+        format!("{gateway:?}"),
+        format!("{:?}", gateway.connection()),
+    ] {
+        assert!(!text.contains(KEY), "key leaked: {text}");
+        assert!(
+            !text.contains("Qz81RRdistinctive"),
+            "fragment leaked: {text}"
+        );
+    }
+    assert!(error.message.contains("[REDACTED]"), "{}", error.message);
+}
+
+#[test]
+fn stateful_mode_and_websocket_are_refused_clearly() {
+    let mut stored = HttpConnection::openai_responses("http://localhost:1/v1", "m");
+    stored.params.insert("store".into(), json!(true));
+    let mut chained = HttpConnection::openai_responses("http://localhost:1/v1", "m");
+    chained
+        .params
+        .insert("previous_response_id".into(), json!("resp_1"));
+    let socket = HttpConnection::openai_responses("wss://api.openai.com/v1", "m");
+    for connection in [stored, chained, socket] {
+        let error = HttpModelGateway::new(connection).unwrap_err();
+        assert_eq!(error.code(), "model.format_unsupported");
+        assert!(error.message.contains("stateless"), "{}", error.message);
+    }
+}
+
+#[tokio::test]
+async fn stateful_request_extras_are_refused_before_sending() {
+    let server = MockServer::start().await;
+    let mut request = call(opening(), 1);
+    request
+        .request
+        .parameters
+        .extra
+        .insert("store".into(), json!(true));
+    let error = gateway(&server).generate(request).await.unwrap_err();
+    assert_eq!(error.code(), "model.format_unsupported");
+    assert!(sent_bodies(&server).await.is_empty());
+}
+
+/// Round 1: reasoning, text and two parallel calls. Round 2: both results go back
+/// (one an error); the model reasons and writes. Round 3: the result and a user follow-up
+/// go back, with a forced tool choice; the model answers with text. Every outbound body
+/// is pinned and checked against the Responses item rules.
+#[tokio::test]
+async fn multi_round_conversation() {
+    let server = MockServer::start().await;
+    let rs1 = reasoning("rs_r1", "gAAAAABsyntheticRound1", "Read, then list.");
+    let rs2 = reasoning("rs_r2", "gAAAAABsyntheticRound2", "");
+    answer(
+        &server,
+        ok(response(
+            "resp_r1",
+            json!([
+                rs1,
+                text_message("msg_r1", "Let me look first."),
+                function_call(
+                    "fc_r1a",
+                    "call_r1_read",
+                    "workspace_read_file",
+                    "{\"path\":\"output/main.md\"}"
+                ),
+                function_call("fc_r1b", "call_r1_list", "workspace_list_files", ""),
+            ]),
+        )),
+    )
+    .await;
+    answer(
+        &server,
+        ok(response(
+            "resp_r2",
+            json!([
+                rs2,
+                function_call(
+                    "fc_r2",
+                    "call_r2_write",
+                    "workspace_write_file",
+                    "{\"path\":\"output/main.md\",\"content\":\"The night\"}"
+                ),
+            ]),
+        )),
+    )
+    .await;
+    answer(
+        &server,
+        ok(response(
+            "resp_r3",
+            json!([text_message("msg_r3", "The chapter is drafted.")]),
+        )),
+    )
+    .await;
+
+    let gateway = gateway(&server);
+    let with_params = |mut c: agent_application::ports::ModelCall| {
+        c.request.parameters.max_output_tokens = Some(8000);
+        c.request.parameters.reasoning_effort = Some(ReasoningEffort::Medium);
+        c
+    };
+    let mut messages = opening();
+    let r1 = gateway
+        .generate(with_params(call(messages.clone(), 1)))
+        .await
+        .unwrap();
+    let calls = r1.tool_calls();
+    assert_eq!(
+        calls[1].arguments,
+        json!(""),
+        "a no-argument call kept verbatim"
+    );
+    messages.push(r1.message.clone());
+    messages.push(AgentModelMessage::tool_result(AgentToolResult::success(
+        calls[0],
+        "It was a dark night.",
+        json!({"bytes": 20}),
+    )));
+    messages.push(AgentModelMessage::tool_result(AgentToolResult::error(
+        calls[1],
+        "tool.failed",
+        "listing is unavailable",
+    )));
+
+    let r2 = gateway
+        .generate(with_params(call(messages.clone(), 2)))
+        .await
+        .unwrap();
+    let write = r2.tool_calls()[0].clone();
+    messages.push(r2.message.clone());
+    messages.push(AgentModelMessage::tool_result(AgentToolResult::success(
+        &write,
+        "written",
+        Value::Null,
+    )));
+    messages.push(AgentModelMessage::user("Make it longer."));
+
+    let mut third = with_params(call(messages, 3));
+    third.request.tool_choice =
+        ToolChoice::Specific(ToolId::builtin("workspace.write_file").unwrap());
+    let r3 = gateway.generate(third).await.unwrap();
+    assert_eq!(r3.text(), "The chapter is drafted.");
+    assert_eq!(r3.finish_reason, FinishReason::Stop);
+
+    let sent = sent_bodies(&server).await;
+    assert_eq!(sent.len(), 3);
+    for (round, body) in sent.iter().enumerate() {
+        check_responses_transcript(body).unwrap_or_else(|e| panic!("round {}: {e}", round + 1));
+        assert_eq!(body["store"], json!(false));
+        assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+        assert_eq!(body["instructions"], json!("You are a writer."));
+        insta::assert_json_snapshot!(
+            format!("openai_responses_request_{}", round + 1),
+            with_responses_tool_names(body)
+        );
+    }
+    let input = sent[2]["input"].as_array().unwrap();
+    assert_eq!(input[1], rs1, "round-1 reasoning verbatim, in place");
+    assert_eq!(input[7], rs2, "round-2 reasoning verbatim, in place");
+    assert_eq!(input[8]["call_id"], json!("call_r2_write"));
+    assert_eq!(
+        sent[2]["tool_choice"],
+        json!({"type": "function", "name": "workspace_write_file"})
+    );
+    assert_eq!(input[4]["arguments"], json!(""));
+}
