@@ -449,3 +449,24 @@ pub fn check_responses_transcript(body: &Value) -> Result<(), String> {
 pub fn with_responses_tool_names(body: &Value) -> Value {
     with_anthropic_tool_names(body)
 }
+
+/// Asserts that neither the API key nor a distinctive fragment of it appears in anything a
+/// failed call can show: the error's message and Debug form, and the gateway's and its
+/// connection's Debug forms; and that the key's place in the message says `[REDACTED]`.
+pub fn assert_secret_hidden(
+    error: &agent_application::ports::ModelError,
+    gateway: &agent_gateway::gateway::HttpModelGateway,
+    key: &str,
+    fragment: &str,
+) {
+    for text in [
+        error.to_string(),
+        format!("{error:?}"),
+        format!("{gateway:?}"),
+        format!("{:?}", gateway.connection()),
+    ] {
+        assert!(!text.contains(key), "key leaked: {text}");
+        assert!(!text.contains(fragment), "key fragment leaked: {text}");
+    }
+    assert!(error.message.contains("[REDACTED]"), "{}", error.message);
+}
