@@ -8,7 +8,7 @@
 use agent_application::ports::{ModelError, ModelErrorKind};
 use agent_domain::ErrorCode;
 use agent_domain::model::{AgentModelContentPart, AgentModelMessage, check_transcript};
-use agent_domain::tool::ToolCallDecodeError;
+use agent_domain::tool::{ToolCallDecodeError, ToolCallDecoder, ToolChoice};
 use serde_json::{Map, Value, json};
 
 use crate::http::UPSTREAM_INVALID_RESPONSE;
@@ -163,4 +163,31 @@ mod tests {
         );
         assert_eq!(object_arguments(&json!([1])), json!({"_raw": [1]}));
     }
+}
+
+/// A tool choice with the named tool already resolved to this request's alias: what a format
+/// needs to write its own `tool_choice` shape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum WireChoice<'a> {
+    None,
+    Auto,
+    Required,
+    Specific(&'a str),
+}
+
+/// Encodes `choice` in a format's shape; a specific tool missing from the request fails fast.
+pub(crate) fn tool_choice(
+    choice: &ToolChoice,
+    decoder: &ToolCallDecoder<'_>,
+    shape: fn(WireChoice<'_>) -> Value,
+) -> Result<Value, ModelError> {
+    let wire = match choice {
+        ToolChoice::None => WireChoice::None,
+        ToolChoice::Auto => WireChoice::Auto,
+        ToolChoice::Required => WireChoice::Required,
+        ToolChoice::Specific(id) => {
+            WireChoice::Specific(decoder.alias_of(id).map_err(tool_decode_error)?)
+        }
+    };
+    Ok(shape(wire))
 }

@@ -5,7 +5,7 @@ use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelRequest, GenerationParameters, MediaData,
     ModelRole,
 };
-use agent_domain::tool::{AgentModelTool, ToolCallDecoder, ToolChoice, ToolInvocation};
+use agent_domain::tool::{AgentModelTool, ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
 use super::{DEFAULT_MAX_TOKENS, FORMAT, NATIVE, THINKING_TYPES};
@@ -90,7 +90,7 @@ pub fn encode(
         body.insert("tools".into(), Value::Array(tools));
         body.insert(
             "tool_choice".into(),
-            encode_tool_choice(&request.tool_choice, &decoder)?,
+            wire::tool_choice(&request.tool_choice, &decoder, choice_shape)?,
         );
     }
     encode_parameters(&request.parameters, &mut body);
@@ -121,19 +121,14 @@ fn encode_tool(tool: &AgentModelTool) -> Value {
     })
 }
 
-fn encode_tool_choice(
-    choice: &ToolChoice,
-    decoder: &ToolCallDecoder<'_>,
-) -> Result<Value, ModelError> {
-    Ok(match choice {
-        ToolChoice::None => json!({"type": "none"}),
-        ToolChoice::Auto => json!({"type": "auto"}),
-        ToolChoice::Required => json!({"type": "any"}),
-        ToolChoice::Specific(id) => {
-            let alias = decoder.alias_of(id).map_err(tool_decode_error)?;
-            json!({"type": "tool", "name": alias})
-        }
-    })
+fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
+    use wire::WireChoice;
+    match choice {
+        WireChoice::None => json!({"type": "none"}),
+        WireChoice::Auto => json!({"type": "auto"}),
+        WireChoice::Required => json!({"type": "any"}),
+        WireChoice::Specific(alias) => json!({"type": "tool", "name": alias}),
+    }
 }
 
 fn encode_parameters(params: &GenerationParameters, body: &mut Map<String, Value>) {

@@ -7,7 +7,7 @@ use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelRequest, GenerationParameters, MediaData,
     ModelRole, ReasoningEffort,
 };
-use agent_domain::tool::{AgentModelTool, ToolCallDecoder, ToolChoice, ToolInvocation};
+use agent_domain::tool::{AgentModelTool, ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
 use super::{FORMAT, MINTED_ID, NATIVE, schema};
@@ -118,7 +118,7 @@ pub fn encode(
         );
         body.insert(
             "toolConfig".into(),
-            json!({"functionCallingConfig": encode_tool_choice(&request.tool_choice, &decoder)?}),
+            json!({"functionCallingConfig": wire::tool_choice(&request.tool_choice, &decoder, choice_shape)?}),
         );
     }
     let mut config = generation_config(&request.parameters);
@@ -202,19 +202,14 @@ fn encode_tool(tool: &AgentModelTool, mode: SchemaMode) -> Value {
     declaration
 }
 
-fn encode_tool_choice(
-    choice: &ToolChoice,
-    decoder: &ToolCallDecoder<'_>,
-) -> Result<Value, ModelError> {
-    Ok(match choice {
-        ToolChoice::None => json!({"mode": "NONE"}),
-        ToolChoice::Auto => json!({"mode": "AUTO"}),
-        ToolChoice::Required => json!({"mode": "ANY"}),
-        ToolChoice::Specific(id) => {
-            let alias = decoder.alias_of(id).map_err(tool_decode_error)?;
-            json!({"mode": "ANY", "allowedFunctionNames": [alias]})
-        }
-    })
+fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
+    use wire::WireChoice;
+    match choice {
+        WireChoice::None => json!({"mode": "NONE"}),
+        WireChoice::Auto => json!({"mode": "AUTO"}),
+        WireChoice::Required => json!({"mode": "ANY"}),
+        WireChoice::Specific(alias) => json!({"mode": "ANY", "allowedFunctionNames": [alias]}),
+    }
 }
 
 /// `temperature`, `topP`, `maxOutputTokens`, `stopSequences` and `thinkingConfig` (a budget

@@ -5,7 +5,7 @@ use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelRequest, GenerationParameters, MediaData,
     ModelRole,
 };
-use agent_domain::tool::{ToolCallDecoder, ToolChoice, ToolInvocation};
+use agent_domain::tool::{ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
 use super::{FORMAT, NATIVE, check_stateless};
@@ -86,7 +86,7 @@ pub fn encode(
         body.insert("tools".into(), Value::Array(tools));
         body.insert(
             "tool_choice".into(),
-            encode_tool_choice(&request.tool_choice, &decoder)?,
+            wire::tool_choice(&request.tool_choice, &decoder, choice_shape)?,
         );
     }
     encode_parameters(&request.parameters, &mut body)?;
@@ -102,19 +102,14 @@ pub fn encode(
     Ok(Value::Object(body))
 }
 
-fn encode_tool_choice(
-    choice: &ToolChoice,
-    decoder: &ToolCallDecoder<'_>,
-) -> Result<Value, ModelError> {
-    Ok(match choice {
-        ToolChoice::None => json!("none"),
-        ToolChoice::Auto => json!("auto"),
-        ToolChoice::Required => json!("required"),
-        ToolChoice::Specific(id) => {
-            let alias = decoder.alias_of(id).map_err(tool_decode_error)?;
-            json!({"type": "function", "name": alias})
-        }
-    })
+fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
+    use wire::WireChoice;
+    match choice {
+        WireChoice::None => json!("none"),
+        WireChoice::Auto => json!("auto"),
+        WireChoice::Required => json!("required"),
+        WireChoice::Specific(alias) => json!({"type": "function", "name": alias}),
+    }
 }
 
 /// Generation settings. Responses has no stop sequences, so a request with some is refused
