@@ -56,10 +56,7 @@ async fn generate_once(
     response: ResponseTemplate,
     dialect: Dialect,
 ) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
-    let server = MockServer::start().await;
-    answer_once(&server, response).await;
-    let result = gateway(&server, dialect).generate(call(opening(), 1)).await;
-    (result, sent_bodies(&server).await)
+    generate_once_at(CHAT_PATH, |server| gateway(server, dialect), response).await
 }
 
 fn read_file() -> ToolId {

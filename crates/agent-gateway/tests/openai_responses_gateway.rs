@@ -70,10 +70,7 @@ async fn answer(server: &MockServer, response: ResponseTemplate) {
 async fn generate_once(
     response: ResponseTemplate,
 ) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
-    let server = MockServer::start().await;
-    answer(&server, response).await;
-    let result = gateway(&server).generate(call(opening(), 1)).await;
-    (result, sent_bodies(&server).await)
+    generate_once_at(RESPONSES_PATH, gateway, response).await
 }
 
 #[tokio::test]

@@ -470,3 +470,20 @@ pub fn assert_secret_hidden(
     }
     assert!(error.message.contains("[REDACTED]"), "{}", error.message);
 }
+
+/// One call against a fresh server that answers `response` at `endpoint`, through the
+/// gateway `build` makes for that server; returns the result and the bodies sent.
+pub async fn generate_once_at(
+    endpoint: &str,
+    build: impl FnOnce(&MockServer) -> agent_gateway::HttpModelGateway,
+    response: ResponseTemplate,
+) -> (
+    Result<agent_domain::model::AgentModelResponse, agent_application::ports::ModelError>,
+    Vec<Value>,
+) {
+    use agent_application::ports::ModelGateway;
+    let server = MockServer::start().await;
+    answer_once_at(&server, endpoint, response).await;
+    let result = build(&server).generate(call(opening(), 1)).await;
+    (result, sent_bodies(&server).await)
+}
