@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::anthropic;
+use crate::continuation::{self, Answered, Continuation};
 use crate::gemini::{self, SchemaMode};
 use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
 use crate::openai_chat::{self, Dialect};
@@ -20,7 +21,7 @@ use crate::openai_responses;
 /// The wire format of OpenAI Chat Completions and compatible servers.
 pub const FORMAT_OPENAI_CHAT: &str = "openai-chat";
 
-/// The wire format of OpenAI Responses (stateless mode only).
+/// The wire format of OpenAI Responses (stateless, or chained with `store=true`).
 pub const FORMAT_OPENAI_RESPONSES: &str = "openai-responses";
 
 /// The wire format of Anthropic Messages.
@@ -37,9 +38,39 @@ const FORMATS_COMING: &[&str] = &["gemini-interactions"];
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     OpenaiChat,
-    OpenaiResponses,
+    /// `stateful`: the connection set `store=true`, so responses chain server-side.
+    OpenaiResponses {
+        stateful: bool,
+    },
     Anthropic,
     Gemini,
+}
+
+impl Format {
+    /// What the continuation of a call in this format records (see [`continuation`]).
+    fn answered(self, name: &str, message_count: usize) -> Answered<'_> {
+        let (source, native, calls_need_native, chained) = match self {
+            Self::OpenaiChat => ("custom", None, false, false),
+            Self::OpenaiResponses { stateful } => {
+                ("openai", Some(openai_responses::NATIVE), false, stateful)
+            }
+            Self::Anthropic => ("claude", Some(anthropic::NATIVE), false, false),
+            Self::Gemini => ("makersuite", Some(gemini::NATIVE), true, false),
+        };
+        Answered {
+            format: name,
+            chat_completion_source: source,
+            native,
+            calls_need_native,
+            chained,
+            message_count,
+        }
+    }
+
+    /// Whether the provider keeps the session between calls.
+    fn chained(self) -> bool {
+        matches!(self, Self::OpenaiResponses { stateful: true })
+    }
 }
 
 /// Where and how to reach one model.
@@ -174,10 +205,9 @@ impl HttpModelGateway {
     ) -> Result<Self, ModelError> {
         let format = match connection.format.as_str() {
             FORMAT_OPENAI_CHAT => Format::OpenaiChat,
-            FORMAT_OPENAI_RESPONSES => {
-                openai_responses::check_stateless(&connection.base_url, &connection.params)?;
-                Format::OpenaiResponses
-            }
+            FORMAT_OPENAI_RESPONSES => Format::OpenaiResponses {
+                stateful: openai_responses::mode(&connection.base_url, &connection.params)?,
+            },
             FORMAT_ANTHROPIC => Format::Anthropic,
             FORMAT_GEMINI => Format::Gemini,
             other => {
@@ -201,7 +231,7 @@ impl HttpModelGateway {
         let base = connection.base_url.trim_end_matches('/');
         let url = match format {
             Format::OpenaiChat => format!("{base}/chat/completions"),
-            Format::OpenaiResponses => format!("{base}/responses"),
+            Format::OpenaiResponses { .. } => format!("{base}/responses"),
             Format::Anthropic if base.is_empty() => {
                 format!("{}/v1/messages", anthropic::DEFAULT_BASE_URL)
             }
@@ -236,7 +266,7 @@ impl HttpModelGateway {
         let mut headers = self.connection.headers.clone();
         let key = self.connection.api_key.as_ref();
         match self.format {
-            Format::OpenaiChat | Format::OpenaiResponses => {
+            Format::OpenaiChat | Format::OpenaiResponses { .. } => {
                 if let Some(key) = key {
                     headers.push(("authorization".to_owned(), format!("Bearer {key}")));
                 }
@@ -267,25 +297,48 @@ impl HttpModelGateway {
 
 #[async_trait]
 impl ModelGateway for HttpModelGateway {
+    /// Encodes, posts and decodes one call, then hands back the invocation's next provider
+    /// state (see [`continuation`]).
     async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError> {
         let (model, params) = (&self.connection.model, &self.connection.params);
+        let request = &call.request;
+        let resume = if self.format.chained() {
+            continuation::resume(
+                &request.provider_state,
+                &self.connection.format,
+                request.messages.len(),
+            )?
+        } else {
+            Continuation::Full
+        };
         let body = match self.format {
             Format::OpenaiChat => {
-                openai_chat::encode(&call.request, model, self.connection.dialect, params)?
+                openai_chat::encode(request, model, self.connection.dialect, params)?
             }
-            Format::OpenaiResponses => openai_responses::encode(&call.request, model, params)?,
-            Format::Anthropic => anthropic::encode(&call.request, model, params)?,
-            Format::Gemini => gemini::encode(&call.request, params, SchemaMode::JsonSchema)?,
+            Format::OpenaiResponses { stateful } => {
+                openai_responses::encode(request, model, params, stateful, resume)?
+            }
+            Format::Anthropic => anthropic::encode(request, model, params)?,
+            Format::Gemini => gemini::encode(request, params, SchemaMode::JsonSchema)?,
         };
         let reply = self
             .http
             .post_json(&self.url, &self.headers(), &body, &self.redactor)
             .await?;
-        match self.format {
-            Format::OpenaiChat => openai_chat::decode(&reply, &call.request.tools),
-            Format::OpenaiResponses => openai_responses::decode(&reply, &call.request.tools),
-            Format::Anthropic => anthropic::decode(&reply, &call.request.tools),
-            Format::Gemini => gemini::decode(&reply, &call.request.tools),
-        }
+        let mut response = match self.format {
+            Format::OpenaiChat => openai_chat::decode(&reply, &request.tools),
+            Format::OpenaiResponses { .. } => openai_responses::decode(&reply, &request.tools),
+            Format::Anthropic => anthropic::decode(&reply, &request.tools),
+            Format::Gemini => gemini::decode(&reply, &request.tools),
+        }?;
+        let answered = self
+            .format
+            .answered(&self.connection.format, request.messages.len());
+        response.provider_state = Some(continuation::next_state(
+            &request.provider_state,
+            &answered,
+            &response,
+        )?);
+        Ok(response)
     }
 }

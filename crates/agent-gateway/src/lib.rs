@@ -3,6 +3,7 @@
 //! See this crate's README and `docs/ARCHITECTURE.md` for what it owns.
 
 pub mod anthropic;
+pub mod continuation;
 pub mod gateway;
 pub mod gemini;
 pub mod http;

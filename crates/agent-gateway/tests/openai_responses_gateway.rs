@@ -1,4 +1,4 @@
-//! The OpenAI Responses gateway (stateless mode) against a mock provider: recorded-style
+//! The OpenAI Responses gateway (stateless and chained) against a mock provider: recorded-style
 //! responses (wire-formats §8.2, with tool names replaced by the default writer's aliases),
 //! encrypted reasoning replay, the errors Responses answers with, and a whole multi-round
 //! conversation whose outbound bodies are pinned and checked against the item rules.
@@ -359,33 +359,194 @@ async fn the_api_key_never_leaves_in_errors() {
 }
 
 #[test]
-fn stateful_mode_and_websocket_are_refused_clearly() {
-    let mut stored = HttpConnection::openai_responses("http://localhost:1/v1", "m");
-    stored.params.insert("store".into(), json!(true));
-    let mut chained = HttpConnection::openai_responses("http://localhost:1/v1", "m");
-    chained
-        .params
-        .insert("previous_response_id".into(), json!("resp_1"));
+fn session_fields_and_websocket_are_refused_clearly() {
+    let refused = |field: &str, value: Value| {
+        let mut c = HttpConnection::openai_responses("http://localhost:1/v1", "m");
+        c.params.insert(field.into(), value);
+        c
+    };
     let socket = HttpConnection::openai_responses("wss://api.openai.com/v1", "m");
-    for connection in [stored, chained, socket] {
+    for connection in [
+        refused("previous_response_id", json!("resp_1")),
+        refused("background", json!(true)),
+        refused("store", json!("yes")),
+        socket,
+    ] {
         let error = HttpModelGateway::new(connection).unwrap_err();
         assert_eq!(error.code(), "model.format_unsupported");
-        assert!(error.message.contains("stateless"), "{}", error.message);
+        assert!(
+            error.message.starts_with("openai-responses: "),
+            "{}",
+            error.message
+        );
     }
+    let stored = refused("store", json!(true));
+    assert!(
+        HttpModelGateway::new(stored).is_ok(),
+        "store=true is the stateful mode"
+    );
 }
 
 #[tokio::test]
-async fn stateful_request_extras_are_refused_before_sending() {
+async fn a_chained_predecessor_in_request_extras_is_refused_before_sending() {
     let server = MockServer::start().await;
     let mut request = call(opening(), 1);
     request
         .request
         .parameters
         .extra
-        .insert("store".into(), json!(true));
+        .insert("previous_response_id".into(), json!("resp_0"));
     let error = gateway(&server).generate(request).await.unwrap_err();
     assert_eq!(error.code(), "model.format_unsupported");
     assert!(sent_bodies(&server).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_stateless_call_hands_back_its_continuation() {
+    let (result, _) = generate_once(ok(response(
+        "resp_s1",
+        json!([text_message("msg_s1", "Hi.")]),
+    )))
+    .await;
+    let state = result.unwrap().provider_state.unwrap();
+    assert_eq!(state.session_id(), "run_http:inv_root");
+    assert_eq!(state.provider_format(), Some("openai-responses"));
+    assert_eq!(state.message_cursor(), Some(opening().len() as u64));
+    assert_eq!(state.last_response_id(), Some("resp_s1"));
+    assert_eq!(
+        state.previous_response_id(),
+        None,
+        "stateless: nothing to chain onto"
+    );
+}
+
+fn stateful_gateway(server: &MockServer) -> HttpModelGateway {
+    let mut connection = connection(server);
+    connection.params.insert("store".into(), json!(true));
+    HttpModelGateway::new(connection).unwrap()
+}
+
+/// `store=true`: the first request carries everything; each later one names the previous
+/// response and carries only what came after the cursor, minus the assistant turns the
+/// server wrote itself, with the instructions resent.
+#[tokio::test]
+async fn the_stateful_mode_chains_responses_and_sends_only_new_items() {
+    let server = MockServer::start().await;
+    let rs1 = reasoning("rs_c1", "gAAAAABsyntheticChain1", "Read first.");
+    answer(
+        &server,
+        ok(response(
+            "resp_c1",
+            json!([
+                rs1,
+                function_call(
+                    "fc_c1",
+                    "call_c1",
+                    "workspace_read_file",
+                    "{\"path\":\"output/main.md\"}"
+                ),
+            ]),
+        )),
+    )
+    .await;
+    answer(
+        &server,
+        ok(response(
+            "resp_c2",
+            json!([text_message("msg_c2", "Done.")]),
+        )),
+    )
+    .await;
+    answer(
+        &server,
+        ok(response(
+            "resp_c3",
+            json!([text_message("msg_c3", "Longer now.")]),
+        )),
+    )
+    .await;
+    let gateway = stateful_gateway(&server);
+
+    let mut messages = opening();
+    let r1 = gateway.generate(call(messages.clone(), 1)).await.unwrap();
+    let state1 = r1.provider_state.clone().unwrap();
+    assert_eq!(state1.previous_response_id(), Some("resp_c1"));
+    assert_eq!(state1.message_cursor(), Some(messages.len() as u64));
+    messages.push(r1.message.clone());
+    messages.push(AgentModelMessage::tool_result(AgentToolResult::success(
+        r1.tool_calls()[0],
+        "It was a dark night.",
+        Value::Null,
+    )));
+
+    let mut second = call(messages.clone(), 2);
+    second.request.provider_state = state1;
+    let r2 = gateway.generate(second).await.unwrap();
+    let state2 = r2.provider_state.clone().unwrap();
+    assert_eq!(state2.previous_response_id(), Some("resp_c2"));
+    assert_eq!(state2.message_cursor(), Some(messages.len() as u64));
+    messages.push(r2.message.clone());
+    messages.push(AgentModelMessage::user("Make it longer."));
+
+    let mut third = call(messages, 3);
+    third.request.provider_state = state2;
+    gateway.generate(third).await.unwrap();
+
+    let sent = sent_bodies(&server).await;
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[0]["store"], json!(true));
+    assert!(sent[0].get("previous_response_id").is_none());
+    assert_eq!(
+        sent[0]["input"].as_array().unwrap().len(),
+        1,
+        "the user turn"
+    );
+    assert_eq!(sent[1]["previous_response_id"], json!("resp_c1"));
+    assert_eq!(
+        sent[1]["input"],
+        json!([{"type": "function_call_output", "call_id": "call_c1", "output": "It was a dark night."}])
+    );
+    assert_eq!(sent[2]["previous_response_id"], json!("resp_c2"));
+    assert_eq!(
+        sent[2]["input"],
+        json!([{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Make it longer."}]}])
+    );
+    for body in &sent {
+        assert_eq!(body["instructions"], json!("You are a writer."));
+        assert_eq!(body["store"], json!(true));
+    }
+}
+
+#[tokio::test]
+async fn a_cursor_beyond_the_transcript_fails_fast() {
+    let server = MockServer::start().await;
+    let state = agent_domain::model::ProviderState::from_value(json!({
+        "sessionId": "run_http:inv_root", "providerFormat": "openai-responses",
+        "messageCursor": 99, "previousResponseId": "resp_9"
+    }))
+    .unwrap();
+    let mut request = call(opening(), 2);
+    request.request.provider_state = state;
+    let error = stateful_gateway(&server)
+        .generate(request)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), "agent.provider_state_invalid");
+    assert!(!error.is_retryable());
+    assert!(sent_bodies(&server).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_stateful_response_without_an_id_cannot_be_continued() {
+    let server = MockServer::start().await;
+    let mut body = response("x", json!([text_message("msg", "Hi.")]));
+    body.as_object_mut().unwrap().remove("id");
+    answer(&server, ok(body)).await;
+    let error = stateful_gateway(&server)
+        .generate(call(opening(), 1))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), "agent.provider_state_invalid");
 }
 
 /// Round 1: reasoning, text and two parallel calls. Round 2: both results go back

@@ -10,7 +10,7 @@ use agent_domain::event::{
     InvocationStatus, InvocationStatusPayload, ModelResponseStoredPayload,
     ProviderStateUpdatedPayload, RunEvent, RunStatus,
 };
-use agent_domain::model::AgentModelRequest;
+use agent_domain::model::{AgentModelRequest, ProviderState};
 use agent_domain::run::{AgentInvocation, InvocationId};
 use agent_domain::text::TextMetrics;
 use agent_domain::workspace::WorkspacePath;
@@ -192,7 +192,7 @@ impl Driver {
             self.cancelled(invocation).await;
             return Ok(());
         };
-        let response = match answer {
+        let mut response = match answer {
             Ok(response) => response,
             Err(error) => {
                 return invocation
@@ -222,8 +222,9 @@ impl Driver {
                 model: response.model.clone(),
             }))
             .await?;
-        // Responses carry no continuation yet: the state stays as it was (the provider
-        // adapters will hand one back; see docs/runtime.md).
+        if let Some(next) = response.provider_state.take() {
+            adopt_provider_state(invocation, next)?;
+        }
         self.rec
             .emit(RunEvent::ProviderStateUpdated(
                 ProviderStateUpdatedPayload {
@@ -362,4 +363,23 @@ impl Driver {
 /// A count for an event payload.
 pub(super) fn count(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// Takes the continuation an adapter handed back. It must continue the invocation's own
+/// session: a state for another session would leak one invocation's provider context into
+/// another, so it fails the run with `agent.provider_state_invalid`.
+fn adopt_provider_state(invocation: &mut Invocation, next: ProviderState) -> Result<(), Fault> {
+    let current = invocation.machine.provider_state();
+    if next.session_id() != current.session_id() {
+        return Err(Fault::new(
+            "agent.provider_state_invalid",
+            format!(
+                "the model adapter returned provider state for session `{}`, not `{}`",
+                next.session_id(),
+                current.session_id()
+            ),
+        ));
+    }
+    invocation.machine.set_provider_state(next);
+    Ok(())
 }

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::AgentModelMessage;
+use super::{AgentModelMessage, ProviderState};
 use crate::error::ErrorCode;
 use crate::tool::ToolInvocation;
 
@@ -109,6 +109,11 @@ pub struct AgentModelResponse {
     /// A small, provider-shaped record for audits (never the raw body, never secrets).
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub provider_metadata: Value,
+    /// The continuation the adapter hands back for the invocation's next call (spec 003
+    /// "provider_state"); `None` keeps the current state. Never serialised: the journal
+    /// records only its summary, and `model-responses/` never holds it.
+    #[serde(skip)]
+    pub provider_state: Option<ProviderState>,
 }
 
 impl AgentModelResponse {
@@ -191,6 +196,7 @@ mod tests {
             response_id: None,
             model: None,
             provider_metadata: Value::Null,
+            provider_state: None,
         }
     }
 

@@ -113,6 +113,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         response_id: body.get("id").and_then(Value::as_str).map(str::to_owned),
         model: body.get("model").and_then(Value::as_str).map(str::to_owned),
         provider_metadata: provider_metadata(body, stop_details),
+        provider_state: None,
     };
     response
         .validate_call_ids()

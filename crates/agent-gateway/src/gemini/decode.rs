@@ -136,6 +136,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
             .and_then(Value::as_str)
             .map(str::to_owned),
         provider_metadata: provider_metadata(candidate, body.get("promptFeedback")),
+        provider_state: None,
     };
     response
         .validate_call_ids()

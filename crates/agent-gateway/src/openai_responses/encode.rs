@@ -1,4 +1,4 @@
-//! Canonical request → Responses request body (stateless mode).
+//! Canonical request → Responses request body, whole or chained onto a stored response.
 
 use agent_application::ports::ModelError;
 use agent_domain::model::{
@@ -8,7 +8,8 @@ use agent_domain::model::{
 use agent_domain::tool::{ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
-use super::{FORMAT, NATIVE, check_stateless};
+use super::{FORMAT, NATIVE, refuse_session_fields};
+use crate::continuation::Continuation;
 use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
 
 /// Body fields this adapter owns; connection params and request extras never replace them.
@@ -41,17 +42,26 @@ const DROPPED_REASONING_KEYS: &[&str] = &["content"];
 ///
 /// Tools are flat with `strict: false` (Responses defaults to strict, which the canonical
 /// schemas do not promise to satisfy).
+///
+/// `store` is the connection's mode. A [`Continuation::Chained`] request names its
+/// predecessor in `previous_response_id` and carries only the messages the continuation
+/// sends (instructions are resent: they are not inherited).
 pub fn encode(
     request: &AgentModelRequest,
     model: &str,
     connection_params: &Map<String, Value>,
+    store: bool,
+    continuation: Continuation<'_>,
 ) -> Result<Value, ModelError> {
-    check_stateless("", &request.parameters.extra)?;
+    refuse_session_fields(&request.parameters.extra)?;
     check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut instructions = Vec::new();
     let mut input = Vec::new();
-    for message in &request.messages {
+    for (index, message) in request.messages.iter().enumerate() {
+        if !continuation.sends(index, message) {
+            continue;
+        }
         match message.role {
             ModelRole::System => instructions.push(wire::plain_text(message, FORMAT)?),
             ModelRole::User => input.push(user_item(message)?),
@@ -90,7 +100,10 @@ pub fn encode(
         );
     }
     encode_parameters(&request.parameters, &mut body)?;
-    body.insert("store".into(), json!(false));
+    body.insert("store".into(), json!(store));
+    if let Some(previous) = continuation.previous_id() {
+        body.insert("previous_response_id".into(), json!(previous));
+    }
     body.insert("include".into(), json!(["reasoning.encrypted_content"]));
     body.insert("stream".into(), json!(false));
     wire::merge_params(

@@ -1,12 +1,17 @@
-//! OpenAI Responses (wire-formats §2), stateless mode only.
+//! OpenAI Responses (wire-formats §2) over HTTP, in two modes a connection chooses.
 //!
-//! Every request carries the whole transcript with `store: false` and asks for
-//! `include: ["reasoning.encrypted_content"]`; the reasoning items of earlier responses are
-//! kept as [`NATIVE`] parts and replayed verbatim, in place. The stateful mode
-//! (`store: true` + `previous_response_id`) and the WebSocket transport are not spoken:
-//! [`check_stateless`] refuses a connection or request that asks for them.
+//! * **Stateless** (the default, `store: false`): every request carries the whole
+//!   transcript and asks for `include: ["reasoning.encrypted_content"]`; the reasoning items
+//!   of earlier responses are kept as [`NATIVE`] parts and replayed verbatim, in place. Works
+//!   for zero-data-retention accounts and compatible servers.
+//! * **Stateful** (connection parameter `store=true`): the server keeps the session. The
+//!   first request carries everything; each later one names `previous_response_id` and
+//!   carries only the messages after the provider state's `messageCursor`, minus the
+//!   assistant turns the server wrote itself (see [`crate::continuation`]).
 //!
-//! [`encode`] and [`decode`] are pure so they can be tested without a server.
+//! The WebSocket transport (`responses_websocket`) comes with streaming; [`mode`] refuses
+//! it, and `background`, for now. [`encode`] and [`decode`] are pure so they can be tested
+//! without a server.
 
 mod decode;
 mod encode;
@@ -23,39 +28,48 @@ pub const NATIVE: &str = "openai_responses";
 /// The format name in error messages.
 const FORMAT: &str = "Responses";
 
-/// Refuses what would need the stateful mode or another transport: `store: true`, a
-/// `previous_response_id`, `background`, or a `ws://`/`wss://` base URL. `body_fields` are
-/// a connection's params or a request's `parameters.extra`.
-pub fn check_stateless(base_url: &str, body_fields: &Map<String, Value>) -> Result<(), ModelError> {
-    let asks = if base_url.starts_with("ws://") || base_url.starts_with("wss://") {
-        Some("the WebSocket transport")
-    } else if body_fields
-        .get("store")
-        .is_some_and(|s| s != &Value::Bool(false))
-    {
-        Some("`store` other than false")
-    } else if body_fields.contains_key("previous_response_id") {
-        Some("`previous_response_id`")
-    } else if body_fields
+/// Whether a connection asks for the stateful mode (`store: true` among its params).
+/// Refuses what this adapter does not speak: a `ws://`/`wss://` base URL, `background`, a
+/// non-boolean `store`, and a `previous_response_id` of its own (the adapter chains
+/// responses itself).
+pub fn mode(base_url: &str, params: &Map<String, Value>) -> Result<Stateful, ModelError> {
+    if base_url.starts_with("ws://") || base_url.starts_with("wss://") {
+        return Err(refused("the WebSocket transport is not supported yet"));
+    }
+    refuse_session_fields(params)?;
+    match params.get("store") {
+        None | Some(Value::Bool(false)) => Ok(false),
+        Some(Value::Bool(true)) => Ok(true),
+        Some(other) => Err(refused(&format!(
+            "`store` must be true or false, not {other}"
+        ))),
+    }
+}
+
+/// `true` for the stateful mode.
+pub type Stateful = bool;
+
+/// Refuses body fields that would take the session out of the adapter's hands.
+fn refuse_session_fields(fields: &Map<String, Value>) -> Result<(), ModelError> {
+    if fields.contains_key("previous_response_id") {
+        return Err(refused(
+            "`previous_response_id` is set by the adapter from the provider state",
+        ));
+    }
+    if fields
         .get("background")
         .is_some_and(|b| b != &Value::Bool(false))
     {
-        Some("`background`")
-    } else {
-        None
-    };
-    match asks {
-        None => Ok(()),
-        Some(what) => {
-            let mut error = ModelError::new(
-                ModelErrorKind::InvalidRequest,
-                format!(
-                    "the openai-responses adapter only speaks the stateless HTTP mode \
-                     (store: false, full input every turn); {what} is not supported"
-                ),
-            );
-            error.code = "model.format_unsupported";
-            Err(error)
-        }
+        return Err(refused("`background` responses are not supported"));
     }
+    Ok(())
+}
+
+fn refused(what: &str) -> ModelError {
+    let mut error = ModelError::new(
+        ModelErrorKind::InvalidRequest,
+        format!("openai-responses: {what}"),
+    );
+    error.code = "model.format_unsupported";
+    error
 }

@@ -82,6 +82,7 @@ pub(crate) fn respond(
             "list": origin.list.to_string(),
             "turn": origin.taken.index,
         }),
+        provider_state: None,
     })
 }
 

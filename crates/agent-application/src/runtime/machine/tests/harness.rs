@@ -183,6 +183,7 @@ pub fn turn(text: &str, calls: Vec<ToolInvocation>) -> AgentModelResponse {
         response_id: None,
         model: None,
         provider_metadata: Value::Null,
+        provider_state: None,
     }
 }
 
