@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::anthropic;
 use crate::continuation::{self, Answered, Continuation};
 use crate::gemini::{self, SchemaMode};
+use crate::gemini_interactions;
 use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
 use crate::openai_chat::{self, Dialect};
 use crate::openai_responses;
@@ -30,9 +31,8 @@ pub const FORMAT_ANTHROPIC: &str = "anthropic";
 /// The wire format of Gemini `generateContent`.
 pub const FORMAT_GEMINI: &str = "gemini";
 
-/// Formats that are planned but not implemented yet; recognised so a configuration that
-/// asks for them gets a clear error.
-const FORMATS_COMING: &[&str] = &["gemini-interactions"];
+/// The wire format of Gemini Interactions (stateless, or chained with `store=true`).
+pub const FORMAT_GEMINI_INTERACTIONS: &str = "gemini-interactions";
 
 /// The formats this build speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,10 @@ enum Format {
     },
     Anthropic,
     Gemini,
+    /// `stateful`: the connection set `store=true`, so interactions chain server-side.
+    GeminiInteractions {
+        stateful: bool,
+    },
 }
 
 impl Format {
@@ -56,6 +60,12 @@ impl Format {
             }
             Self::Anthropic => ("claude", Some(anthropic::NATIVE), false, false),
             Self::Gemini => ("makersuite", Some(gemini::NATIVE), true, false),
+            Self::GeminiInteractions { stateful } => (
+                "makersuite",
+                Some(gemini_interactions::NATIVE),
+                true,
+                stateful,
+            ),
         };
         Answered {
             format: name,
@@ -69,14 +79,18 @@ impl Format {
 
     /// Whether the provider keeps the session between calls.
     fn chained(self) -> bool {
-        matches!(self, Self::OpenaiResponses { stateful: true })
+        matches!(
+            self,
+            Self::OpenaiResponses { stateful: true } | Self::GeminiInteractions { stateful: true }
+        )
     }
 }
 
 /// Where and how to reach one model.
 #[derive(Clone, PartialEq)]
 pub struct HttpConnection {
-    /// The wire format (`openai-chat`, `openai-responses`, `anthropic`, `gemini`).
+    /// The wire format (`openai-chat`, `openai-responses`, `anthropic`, `gemini`,
+    /// `gemini-interactions`).
     pub format: String,
     /// The API base. Chat Completions: including its version (`https://api.openai.com/v1`),
     /// posting to `{base_url}/chat/completions`. Responses: likewise including the version,
@@ -84,7 +98,8 @@ pub struct HttpConnection {
     /// (`https://api.anthropic.com`, also used when empty), posting to
     /// `{base_url}/v1/messages`. Gemini: without the version
     /// (`https://generativelanguage.googleapis.com`, also used when empty), posting to
-    /// `{base_url}/v1beta/models/{model}:generateContent`.
+    /// `{base_url}/v1beta/models/{model}:generateContent`. Gemini Interactions: likewise
+    /// without the version (same default), posting to `{base_url}/v1beta/interactions`.
     pub base_url: String,
     pub model: String,
     /// The key, read by the caller (the CLI reads a named environment variable at call
@@ -164,6 +179,15 @@ impl HttpConnection {
         }
     }
 
+    /// A Gemini Interactions connection (stateless mode) with no key, headers or params. An
+    /// empty `base_url` means [`gemini_interactions::DEFAULT_BASE_URL`].
+    pub fn gemini_interactions(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            format: FORMAT_GEMINI_INTERACTIONS.to_owned(),
+            ..Self::anthropic(base_url, model)
+        }
+    }
+
     /// Sets the key.
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
@@ -210,18 +234,16 @@ impl HttpModelGateway {
             },
             FORMAT_ANTHROPIC => Format::Anthropic,
             FORMAT_GEMINI => Format::Gemini,
+            FORMAT_GEMINI_INTERACTIONS => Format::GeminiInteractions {
+                stateful: gemini_interactions::mode(&connection.params)?,
+            },
             other => {
-                let status = if FORMATS_COMING.contains(&other) {
-                    "is not implemented yet"
-                } else {
-                    "is unknown"
-                };
                 let mut error = ModelError::new(
                     ModelErrorKind::InvalidRequest,
                     format!(
-                        "provider format `{other}` {status}; supported: \
+                        "provider format `{other}` is unknown; supported: \
                          {FORMAT_OPENAI_CHAT}, {FORMAT_OPENAI_RESPONSES}, {FORMAT_ANTHROPIC}, \
-                         {FORMAT_GEMINI}"
+                         {FORMAT_GEMINI}, {FORMAT_GEMINI_INTERACTIONS}"
                     ),
                 );
                 error.code = "model.format_unsupported";
@@ -244,6 +266,14 @@ impl HttpModelGateway {
                 };
                 let model = connection.model.trim_start_matches("models/");
                 format!("{base}/v1beta/models/{model}:generateContent")
+            }
+            Format::GeminiInteractions { .. } => {
+                let base = if base.is_empty() {
+                    gemini_interactions::DEFAULT_BASE_URL
+                } else {
+                    base
+                };
+                format!("{base}/v1beta/interactions")
             }
         };
         Ok(Self {
@@ -285,7 +315,7 @@ impl HttpModelGateway {
                     ));
                 }
             }
-            Format::Gemini => {
+            Format::Gemini | Format::GeminiInteractions { .. } => {
                 if let Some(key) = key {
                     headers.push(("x-goog-api-key".to_owned(), key.clone()));
                 }
@@ -320,6 +350,9 @@ impl ModelGateway for HttpModelGateway {
             }
             Format::Anthropic => anthropic::encode(request, model, params)?,
             Format::Gemini => gemini::encode(request, params, SchemaMode::JsonSchema)?,
+            Format::GeminiInteractions { stateful } => {
+                gemini_interactions::encode(request, model, params, stateful, resume)?
+            }
         };
         let reply = self
             .http
@@ -330,6 +363,9 @@ impl ModelGateway for HttpModelGateway {
             Format::OpenaiResponses { .. } => openai_responses::decode(&reply, &request.tools),
             Format::Anthropic => anthropic::decode(&reply, &request.tools),
             Format::Gemini => gemini::decode(&reply, &request.tools),
+            Format::GeminiInteractions { .. } => {
+                gemini_interactions::decode(&reply, &request.tools)
+            }
         }?;
         let answered = self
             .format

@@ -6,6 +6,7 @@ pub mod anthropic;
 pub mod continuation;
 pub mod gateway;
 pub mod gemini;
+pub mod gemini_interactions;
 pub mod http;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -13,6 +14,6 @@ pub mod scripted;
 mod wire;
 
 pub use gateway::{
-    FORMAT_ANTHROPIC, FORMAT_GEMINI, FORMAT_OPENAI_CHAT, FORMAT_OPENAI_RESPONSES, HttpConnection,
-    HttpModelGateway,
+    FORMAT_ANTHROPIC, FORMAT_GEMINI, FORMAT_GEMINI_INTERACTIONS, FORMAT_OPENAI_CHAT,
+    FORMAT_OPENAI_RESPONSES, HttpConnection, HttpModelGateway,
 };

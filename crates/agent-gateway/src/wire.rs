@@ -147,6 +147,24 @@ pub(crate) fn string_arguments(arguments: &Value) -> String {
     }
 }
 
+/// The stem of the call ids an adapter mints for a provider that sends none: the response's
+/// own id when it has one (unique per generation), else `h<FNV-1a of the body>`, which is
+/// stable across builds (unlike `DefaultHasher`) so a replayed response mints the same ids.
+pub(crate) fn minted_id_stem(response_id: Option<&str>, body: &Value) -> String {
+    match response_id {
+        Some(id) if !id.trim().is_empty() => id.to_owned(),
+        _ => {
+            let hash = body
+                .to_string()
+                .bytes()
+                .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+                });
+            format!("h{hash:016x}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

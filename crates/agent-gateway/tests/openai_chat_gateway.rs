@@ -569,14 +569,10 @@ async fn a_historical_tool_missing_from_the_request_fails_before_sending() {
 fn unsupported_formats_are_refused_clearly() {
     let mut connection =
         HttpConnection::openai_chat("http://localhost:1/v1", "m", Dialect::Generic);
-    connection.format = "gemini-interactions".into();
+    connection.format = "gemini-live".into();
     let error = HttpModelGateway::new(connection).unwrap_err();
     assert_eq!(error.code(), "model.format_unsupported");
-    assert!(
-        error.message.contains("not implemented yet"),
-        "{}",
-        error.message
-    );
+    assert!(error.message.contains("is unknown"), "{}", error.message);
 }
 
 /// Round 1: the model reads a file and lists files in parallel. Round 2: both results go

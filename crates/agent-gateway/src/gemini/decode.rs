@@ -10,7 +10,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder};
 use serde_json::{Value, json};
 
 use super::{FORMAT, MINTED_ID, NATIVE};
-use crate::wire::{contract, invalid_response, tool_decode_error};
+use crate::wire::{self, contract, invalid_response, tool_decode_error};
 
 /// Finish reasons that mean a safety or policy filter stopped the turn.
 const FILTER_REASONS: &[&str] = &[
@@ -67,10 +67,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         .cloned()
         .unwrap_or_default();
     let response_id = body.get("responseId").and_then(Value::as_str);
-    let id_stem = match response_id {
-        Some(id) if !id.trim().is_empty() => id.to_owned(),
-        _ => format!("h{:016x}", fnv1a(body.to_string().as_bytes())),
-    };
+    let id_stem = wire::minted_id_stem(response_id, body);
 
     let decoder = ToolCallDecoder::new(tools);
     let mut parts = Vec::new();
@@ -177,11 +174,4 @@ fn provider_metadata(candidate: &Value, feedback: Option<&Value>) -> Value {
         meta["blockReason"] = json!(reason);
     }
     meta
-}
-
-/// FNV-1a, stable across builds (unlike `DefaultHasher`), for minting ids from a body.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

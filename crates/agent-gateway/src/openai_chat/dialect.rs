@@ -37,6 +37,32 @@ impl Dialect {
         }
     }
 
+    /// The dialect a base URL's host implies: `api.openai.com` → `openai`, `api.deepseek.com`
+    /// → `deepseek`, `openrouter.ai` → `openrouter`, anything else (local servers, proxies)
+    /// → `generic`. A connection that knows better names its dialect explicitly.
+    pub fn for_base_url(base_url: &str) -> Self {
+        let rest = base_url
+            .split_once("://")
+            .map_or(base_url, |(_, rest)| rest);
+        let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
+        let host = host
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let is = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+        if is("openai.com") {
+            Self::Openai
+        } else if is("deepseek.com") {
+            Self::Deepseek
+        } else if is("openrouter.ai") {
+            Self::Openrouter
+        } else {
+            Self::Generic
+        }
+    }
+
     /// The body field that caps output tokens.
     pub(crate) fn max_tokens_field(self) -> &'static str {
         match self {
@@ -72,5 +98,26 @@ impl FromStr for Dialect {
         .into_iter()
         .find(|d| d.as_str() == s)
         .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dialect_follows_the_host() {
+        for (url, dialect) in [
+            ("https://api.openai.com/v1", Dialect::Openai),
+            ("https://API.DeepSeek.com/v1", Dialect::Deepseek),
+            ("https://openrouter.ai/api/v1", Dialect::Openrouter),
+            ("http://127.0.0.1:8080/v1", Dialect::Generic),
+            ("http://user@localhost:11434/v1", Dialect::Generic),
+            ("https://notopenai.com/v1", Dialect::Generic),
+            ("https://proxy.example/openai.com/v1", Dialect::Generic),
+            ("", Dialect::Generic),
+        ] {
+            assert_eq!(Dialect::for_base_url(url), dialect, "{url}");
+        }
     }
 }

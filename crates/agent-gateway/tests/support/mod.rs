@@ -450,6 +450,148 @@ pub fn with_responses_tool_names(body: &Value) -> Value {
     with_anthropic_tool_names(body)
 }
 
+/// The path of a Gemini Interactions call.
+pub const INTERACTIONS_PATH: &str = "/v1beta/interactions";
+
+/// Checks a Gemini Interactions body as the provider will read it:
+///
+/// * system text lives in a string `system_instruction`, never among the `input` steps;
+/// * every step is an object with a `type`; `user_input` and `model_output` steps have
+///   non-empty content and no empty text;
+/// * every `function_call` has a non-empty id, unique in the body, a name and object
+///   arguments, and is answered by exactly one `function_result` (same `call_id`, a name,
+///   a string or list `result`, a boolean `is_error` if any) in the very next `user_input`
+///   step, which answers nothing else; a `function_result` anywhere else is an orphan —
+///   except, in a chained body (`previous_interaction_id`), in a first `user_input` step
+///   before any model step: those answer the stored interaction's calls;
+/// * every `thought` carries a non-empty `signature` and is followed by another model step
+///   of the same turn (it is replayed in place, before what it led to).
+pub fn check_interactions_transcript(body: &Value) -> Result<(), String> {
+    if body
+        .get("system_instruction")
+        .is_some_and(|s| !s.is_string())
+    {
+        return Err("system_instruction is not a string".into());
+    }
+    let steps = body["input"].as_array().ok_or("no input array")?;
+    let chained = body["previous_interaction_id"].is_string();
+    let mut seen = HashSet::new();
+    let mut open: Vec<String> = Vec::new();
+    let mut model_seen = false;
+    for (i, step) in steps.iter().enumerate() {
+        if step.get("role").is_some() {
+            return Err(format!("step {i}: has a role (turn shape, not a step)"));
+        }
+        let kind = step["type"]
+            .as_str()
+            .ok_or(format!("step {i} has no type"))?;
+        match kind {
+            "user_input" => {
+                let content = step["content"]
+                    .as_array()
+                    .filter(|c| !c.is_empty())
+                    .ok_or(format!("step {i}: user_input without content"))?;
+                let stored_calls = chained && !model_seen;
+                for block in content {
+                    match block["type"].as_str().unwrap_or_default() {
+                        "function_result" => {
+                            let id = block["call_id"].as_str().unwrap_or_default();
+                            if id.is_empty() {
+                                return Err(format!("step {i}: function_result without call_id"));
+                            }
+                            if block["name"].as_str().is_none_or(str::is_empty) {
+                                return Err(format!(
+                                    "step {i}: function_result `{id}` without name"
+                                ));
+                            }
+                            if !block["result"].is_string() && !block["result"].is_array() {
+                                return Err(format!(
+                                    "step {i}: result of `{id}` is neither text nor a list"
+                                ));
+                            }
+                            if block.get("is_error").is_some_and(|e| !e.is_boolean()) {
+                                return Err(format!(
+                                    "step {i}: is_error of `{id}` is not a boolean"
+                                ));
+                            }
+                            if stored_calls {
+                                continue;
+                            }
+                            let Some(pos) = open.iter().position(|o| o == id) else {
+                                return Err(format!(
+                                    "step {i}: function_result `{id}` answers no call of the previous model turn"
+                                ));
+                            };
+                            open.remove(pos);
+                        }
+                        "text" if block["text"].as_str().unwrap_or_default().is_empty() => {
+                            return Err(format!("step {i}: empty text"));
+                        }
+                        _ => {}
+                    }
+                }
+                if !open.is_empty() {
+                    return Err(format!("step {i}: calls {open:?} are unanswered"));
+                }
+            }
+            _ => {
+                model_seen = true;
+                match kind {
+                    "thought" => {
+                        if step["signature"].as_str().is_none_or(str::is_empty) {
+                            return Err(format!("step {i}: thought without signature"));
+                        }
+                        let next = steps.get(i + 1).and_then(|s| s["type"].as_str());
+                        if next.is_none() || next == Some("user_input") {
+                            return Err(format!("step {i}: thought ends its turn"));
+                        }
+                    }
+                    "function_call" => {
+                        let id = step["id"].as_str().unwrap_or_default();
+                        if id.is_empty() {
+                            return Err(format!("step {i}: function_call without id"));
+                        }
+                        if step["name"].as_str().is_none_or(str::is_empty)
+                            || !step["arguments"].is_object()
+                        {
+                            return Err(format!(
+                                "step {i}: function_call `{id}` needs a name and object arguments"
+                            ));
+                        }
+                        if !seen.insert(id.to_owned()) {
+                            return Err(format!("step {i}: call id `{id}` used twice"));
+                        }
+                        open.push(id.to_owned());
+                    }
+                    "model_output" => {
+                        let content = step["content"]
+                            .as_array()
+                            .filter(|c| !c.is_empty())
+                            .ok_or(format!("step {i}: model_output without content"))?;
+                        if content.iter().any(|c| {
+                            c["type"] == "text" && c["text"].as_str().unwrap_or_default().is_empty()
+                        }) {
+                            return Err(format!("step {i}: empty text"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("input ends with unanswered calls {open:?}"))
+    }
+}
+
+/// A Gemini Interactions body with each (flat) tool reduced to its name, for readable
+/// snapshots.
+pub fn with_interactions_tool_names(body: &Value) -> Value {
+    with_anthropic_tool_names(body)
+}
+
 /// Asserts that neither the API key nor a distinctive fragment of it appears in anything a
 /// failed call can show: the error's message and Debug form, and the gateway's and its
 /// connection's Debug forms; and that the key's place in the message says `[REDACTED]`.

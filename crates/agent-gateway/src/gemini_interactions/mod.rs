@@ -1,0 +1,130 @@
+//! Google Gemini Interactions (wire-formats §5): `POST {base}/v1beta/interactions`, in two
+//! modes a connection chooses.
+//!
+//! * **Stateless** (the default; the adapter sends `store: false`, because the server's own
+//!   default is to store): every request carries the whole transcript as `input` steps. A
+//!   model turn's steps are kept verbatim as one [`NATIVE`] part `{"steps": [...]}` and
+//!   replayed in place, so each `thought` step keeps its `signature` and each
+//!   `function_call` step its id and `signature`.
+//! * **Stateful** (connection parameter `store=true`): the server keeps the session. The
+//!   first request carries everything; each later one names `previous_interaction_id` and
+//!   carries only the messages after the provider state's `messageCursor`, minus the model
+//!   turns the server wrote itself (see [`crate::continuation`]). The system instruction
+//!   and the tools are resent every time: they are not inherited.
+//!
+//! Tool results travel as `function_result` content blocks (with the native `is_error`
+//! flag) inside one `user_input` step per answered model turn; a user message is a
+//! `user_input` step of its own.
+//!
+//! The API changed shape in May 2026 (`outputs[]` became `steps[]`); [`decode`] reads both
+//! and ignores step types it does not know, keeping them in the native turn. A
+//! `function_call` step without an id (not seen in practice; the API documents ids as
+//! present) gets one minted — `interactions_<id>_<n>`, or `interactions_h<hash of the
+//! body>_<n>` when the interaction has no id (`store: false`) — so ids stay unique within a
+//! run; the minted id is marked in the call's `provider_metadata` and written onto the
+//! replayed step so its `function_result` pairs with it.
+//!
+//! [`encode`] and [`decode`] are pure so they can be tested without a server.
+
+mod decode;
+mod encode;
+
+pub use decode::decode;
+pub use encode::encode;
+
+use agent_application::ports::{ModelError, ModelErrorKind};
+use serde_json::{Map, Value};
+
+/// Provider of the native parts holding an interaction's model steps verbatim, and
+/// producer of the reasoning parts read from `thought` steps.
+pub const NATIVE: &str = "gemini_interactions";
+
+/// The base URL used when a connection leaves it empty (requests go to
+/// `{base}/v1beta/interactions`).
+pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+
+/// Marks, in a tool call's `provider_metadata`, an id this adapter minted.
+const MINTED_ID: &str = "interactionsMintedId";
+
+/// The format name in error messages.
+const FORMAT: &str = "Gemini Interactions";
+
+/// Whether a connection asks for the stateful mode (`store: true` among its params).
+///
+/// Refuses what would take the session out of the adapter's hands: a non-boolean `store`,
+/// a `previous_interaction_id` of its own (the adapter chains interactions from the
+/// provider state), and `background` interactions (they answer before the model has).
+pub fn mode(params: &Map<String, Value>) -> Result<Stateful, ModelError> {
+    refuse_session_fields(params)?;
+    match params.get("store") {
+        None | Some(Value::Bool(false)) => Ok(false),
+        Some(Value::Bool(true)) => Ok(true),
+        Some(other) => Err(refused(&format!(
+            "`store` must be true or false, not {other}"
+        ))),
+    }
+}
+
+/// `true` for the stateful mode.
+pub type Stateful = bool;
+
+/// Refuses body fields that would take the session out of the adapter's hands.
+fn refuse_session_fields(fields: &Map<String, Value>) -> Result<(), ModelError> {
+    if fields.contains_key("previous_interaction_id") {
+        return Err(refused(
+            "`previous_interaction_id` is set by the adapter from the provider state",
+        ));
+    }
+    if fields
+        .get("background")
+        .is_some_and(|b| b != &Value::Bool(false))
+    {
+        return Err(refused("`background` interactions are not supported"));
+    }
+    Ok(())
+}
+
+fn refused(what: &str) -> ModelError {
+    let mut error = ModelError::new(
+        ModelErrorKind::InvalidRequest,
+        format!("gemini-interactions: {what}"),
+    );
+    error.code = "model.format_unsupported";
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(pairs: &[(&str, Value)]) -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn store_chooses_the_mode_and_session_fields_are_refused() {
+        assert_eq!(mode(&Map::new()).ok(), Some(false));
+        assert_eq!(mode(&params(&[("store", json!(false))])).ok(), Some(false));
+        assert_eq!(mode(&params(&[("store", json!(true))])).ok(), Some(true));
+        assert_eq!(
+            mode(&params(&[("background", json!(false))])).ok(),
+            Some(false)
+        );
+        for bad in [
+            params(&[("store", json!("yes"))]),
+            params(&[("previous_interaction_id", json!("v1_x"))]),
+            params(&[("background", json!(true))]),
+        ] {
+            let error = mode(&bad).err();
+            assert_eq!(
+                error.as_ref().map(|e| e.code),
+                Some("model.format_unsupported"),
+                "{bad:?}"
+            );
+        }
+    }
+}
