@@ -4,6 +4,7 @@
 //! no randomness. It depends only on `serde`, `serde_json` and `thiserror`; hashes, ids and
 //! timestamps arrive as values. That keeps every rule here testable with plain values.
 
+pub mod connection;
 pub mod error;
 pub mod event;
 pub mod model;

@@ -50,6 +50,11 @@ pub enum Command {
         #[command(subcommand)]
         command: ProfilesCommand,
     },
+    /// Manage saved LLM connections (provider format, server, model, key variable).
+    Connections {
+        #[command(subcommand)]
+        command: ConnectionsCommand,
+    },
     /// Inspect the prompt a run would start from.
     Prompt {
         #[command(subcommand)]
@@ -260,6 +265,68 @@ pub enum ProfilesCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConnectionsCommand {
+    /// Save a connection; an existing one of the same name is replaced only with --force.
+    #[command(
+        after_help = "Keys are never stored: --api-key-env names the environment \
+                            variable read when a call is made. See docs/connections.md."
+    )]
+    Add(ConnectionAddArgs),
+    /// List the saved connections, and whether each one's key variable is set.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one connection.
+    Show {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a saved connection.
+    Remove {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `tavern-agent connections add`. Values are checked by the connection rules, not by clap,
+/// so a bad one is reported with its `connection.*` code.
+#[derive(Debug, Args)]
+pub struct ConnectionAddArgs {
+    /// The connection's name: 1-64 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit.
+    pub name: String,
+    /// The wire format: openai-chat, openai-responses, anthropic, gemini,
+    /// gemini-interactions.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: String,
+    /// The model id sent to the provider.
+    #[arg(long, value_name = "MODEL")]
+    pub model: String,
+    /// The API base (OpenAI formats include the version, e.g. `https://api.openai.com/v1`;
+    /// Anthropic and Gemini do not). Default: the provider's public API.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the key, read at call time.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// An extra request header (repeatable).
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// An extra request body field (repeatable); VALUE is JSON when it parses as JSON
+    /// (`temperature=0.2`, `store=true`), else a string.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Replace a connection of the same name.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the saved record as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -12,11 +12,13 @@
 //!   agent-workspaces/chats/<ws>/persist/       newest state, for people to browse
 //!   agent-profiles/profiles/<id>.json, agent-profiles/.staging/
 //!   skills/installed/<name>/, skills/index/skills.json, skills/.staging/
-//!   mcp/, llm-connections/, settings.json
+//!   llm-connections/<name>.json                one saved LLM connection
+//!   mcp/, settings.json
 //! ```
 
 use std::path::{Path, PathBuf};
 
+use agent_domain::connection::ConnectionName;
 use agent_domain::run::{RunId, StateId, WorkspaceId};
 
 /// The root of a SillyTavern-shaped user data directory.
@@ -128,6 +130,12 @@ impl DataDir {
         self.tauritavern().join("llm-connections")
     }
 
+    /// One saved connection. Takes a checked [`ConnectionName`], so a name can only become
+    /// a path once it is known to be a single plain file name.
+    pub fn llm_connection_file(&self, name: &ConnectionName) -> PathBuf {
+        self.llm_connections().join(format!("{name}.json"))
+    }
+
     pub fn settings_file(&self) -> PathBuf {
         self.tauritavern().join("settings.json")
     }
@@ -205,5 +213,10 @@ mod tests {
             PathBuf::from("/d/_tauritavern/agent-workspaces/index/runs/run_1.json")
         );
         assert_eq!(data.group_chats(), PathBuf::from("/d/group chats"));
+        let name = ConnectionName::parse("openai").unwrap();
+        assert_eq!(
+            data.llm_connection_file(&name),
+            PathBuf::from("/d/_tauritavern/llm-connections/openai.json")
+        );
     }
 }

@@ -12,6 +12,7 @@ pub mod characters;
 pub mod chat;
 pub mod checkpoint;
 pub mod confine;
+pub mod connections;
 pub mod digest;
 pub mod environment;
 pub mod journal;

@@ -10,6 +10,7 @@ use crate::cancel::FsCancelRequests;
 use crate::characters::FsCharacterCards;
 use crate::chat::{FsChatCommitter, FsChatStore};
 use crate::checkpoint::FsCheckpointStore;
+use crate::connections::FsConnectionStore;
 use crate::digest::Sha256Digest;
 use crate::environment::{OsRng, SystemClock, UuidIds};
 use crate::journal::FsEventJournal;
@@ -37,6 +38,8 @@ pub struct FsStorage {
     pub profiles: Arc<FsProfileStore>,
     pub settings: Arc<FsSettingsStore>,
     pub skills: Arc<FsSkillStore>,
+    /// Saved LLM connections; the host reads them to build model gateways.
+    pub connections: Arc<FsConnectionStore>,
     pub cancel_requests: Arc<FsCancelRequests>,
     pub characters: Arc<FsCharacterCards>,
 }
@@ -57,6 +60,7 @@ impl FsStorage {
             profiles: Arc::new(FsProfileStore::new(data.clone())),
             settings: Arc::new(FsSettingsStore::new(data.clone())),
             skills: Arc::new(FsSkillStore::new(data.clone())),
+            connections: Arc::new(FsConnectionStore::new(data.clone())),
             cancel_requests: Arc::new(FsCancelRequests::new(locator.clone())),
             characters: Arc::new(FsCharacterCards::new(data.clone())),
             locator,

@@ -10,6 +10,7 @@ mod cancel;
 mod character;
 mod chat;
 mod checkpoint;
+mod connection;
 mod environment;
 mod journal;
 mod model;
@@ -28,6 +29,7 @@ pub use chat::{
     ChatRole, ChatStore, CommitMode, PersistStateUpdate,
 };
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
+pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};
 pub use environment::{Clock, Digest, IdSource, Rng};
 pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
 pub use model::{ModelCall, ModelError, ModelErrorKind, ModelGateway};

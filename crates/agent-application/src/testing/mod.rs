@@ -4,6 +4,7 @@
 
 mod characters;
 mod chat;
+mod connections;
 mod environment;
 mod profiles;
 mod skills;
@@ -11,6 +12,7 @@ mod workspace;
 
 pub use characters::MemoryCharacters;
 pub use chat::MemoryChats;
+pub use connections::MemoryConnections;
 pub use environment::{FixedClock, SequenceRng, SequentialIds, fake_sha256_hex};
 pub use profiles::MemoryProfiles;
 pub use skills::MemorySkills;

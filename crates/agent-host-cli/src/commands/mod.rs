@@ -1,7 +1,9 @@
 //! One module per subcommand. Each parses nothing (clap did), asks the services, and
 //! renders what they answer.
 
+pub mod connections;
 pub mod demo;
+pub mod model;
 pub mod profiles;
 pub mod prompt;
 pub mod run;
@@ -32,6 +34,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Runs { command } => runs::execute(&host, command).await,
         Command::Tools { command } => tools::execute(&host, command),
         Command::Profiles { command } => profiles::execute(&host, command).await,
+        Command::Connections { command } => connections::execute(&host, command).await,
         Command::Prompt { command } => prompt::execute(&host, command).await,
     }
 }
