@@ -174,7 +174,7 @@ fn bad_arguments_exit_2_and_create_no_run() {
         // Unknown connection.
         (
             vec!["run", "--chat", CHAT, "--connection", "nope"],
-            "unknown connection nope",
+            "connection.not_found: no connection `nope`",
         ),
         // Missing prompt snapshot.
         (
@@ -215,7 +215,7 @@ fn an_invalid_script_exits_2_with_its_location() {
 }
 
 #[test]
-fn a_connection_that_exists_is_not_supported_yet() {
+fn a_broken_connection_file_is_refused_with_exit_2() {
     let fx = Fixture::new();
     let dir = fx.path().join("_tauritavern/llm-connections");
     std::fs::create_dir_all(&dir).unwrap();
@@ -224,7 +224,8 @@ fn a_connection_that_exists_is_not_supported_yet() {
         .args(["run", "--chat", CHAT, "--connection", "openai"])
         .assert()
         .code(2)
-        .stderr(contains("not supported by this build yet"));
+        .stderr(contains("connection `openai`"));
+    assert!(fx.run_ids().is_empty());
 }
 
 #[test]

@@ -11,7 +11,8 @@ use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::chat::ChatLocator;
 use agent_infra_fs::layout::DataDir;
 
-use super::run::{ChosenModel, View, drive};
+use super::model::ChosenModel;
+use super::run::{View, drive};
 use crate::exit::{CmdResult, Exit, OrExit};
 use crate::wiring::Host;
 

@@ -2,23 +2,17 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_application::ports::{EventStream, ModelGateway};
+use agent_application::ports::EventStream;
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::machine::ModelLabel;
 use agent_application::runtime::{RunOutcome, StartRun, StartRunError};
 use agent_domain::ErrorCode;
-use agent_domain::event::{
-    ModelBindingMode, ModelBindingResolvedPayload, Presentation, ROOT_INVOCATION_ID,
-};
-use agent_domain::profile::ModelBinding;
+use agent_domain::event::Presentation;
 use agent_domain::run::RunId;
-use agent_gateway::scripted::ScriptedModel;
 use futures::StreamExt;
 
-use super::resolve_chat;
+use super::{model, resolve_chat};
 use crate::cli::RunArgs;
 use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
 use crate::render::json;
@@ -41,7 +35,7 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
         Some(path) => PromptInput::Snapshot(read_json(path)?),
         None => PromptInput::Assemble,
     };
-    let model = choose_model(host, &args).await?;
+    let model = model::choose(host, &args).await?;
     let request = StartRun {
         chat,
         profile_id: args.profile.clone(),
@@ -54,94 +48,6 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
     };
     let outcome = drive(host, request, View { json: args.json }).await?;
     Ok(Exit::of_run(outcome.status))
-}
-
-/// The model of a run, as the runtime wants it.
-pub struct ChosenModel {
-    pub gateway: Arc<dyn ModelGateway>,
-    pub label: ModelLabel,
-    pub binding: ModelBindingResolvedPayload,
-}
-
-impl std::fmt::Debug for ChosenModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChosenModel")
-            .field("label", &self.label)
-            .field("binding", &self.binding)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ChosenModel {
-    /// The scripted model of a loaded script.
-    pub fn scripted(model: ScriptedModel) -> Self {
-        Self {
-            gateway: Arc::new(model),
-            label: ModelLabel {
-                provider_format: Some("scripted".to_owned()),
-                model: Some("scripted".to_owned()),
-            },
-            binding: ModelBindingResolvedPayload {
-                invocation_id: ROOT_INVOCATION_ID.to_owned(),
-                mode: ModelBindingMode::Script,
-                connection: None,
-                provider_format: Some("scripted".to_owned()),
-                model_id: Some("scripted".to_owned()),
-            },
-        }
-    }
-}
-
-/// `--script`, else `--connection`, else the profile's own binding (DESIGN §6).
-async fn choose_model(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
-    if let Some(path) = &args.script {
-        let model = ScriptedModel::from_file(path).or_usage()?;
-        return Ok(ChosenModel::scripted(model));
-    }
-    if let Some(name) = &args.connection {
-        return Err(connection(host, name));
-    }
-    // Only to learn the profile's binding; the runtime resolves it again (and reports its
-    // problems) when the run starts.
-    let profile = host
-        .profiles()
-        .resolve(args.profile.as_deref())
-        .await
-        .or_usage()?;
-    profile.ensure_model_configured().or_usage()?;
-    match &profile.model {
-        ModelBinding::ConnectionRef { connection_ref, .. } => Err(connection(host, connection_ref)),
-        _ => Err(fail(
-            Exit::Usage,
-            format!(
-                "no model chosen: profile `{}` runs on the model given on the command line; \
-                 pass --script FILE to play the model from a script (see docs/scripted-model.md)",
-                profile.id
-            ),
-        )),
-    }
-}
-
-/// A named provider connection. Provider adapters arrive with the gateway issue; until then
-/// every connection is refused, with a message saying why.
-fn connection(host: &Host, name: &str) -> Failed {
-    let file = host
-        .storage
-        .data
-        .llm_connections()
-        .join(format!("{name}.json"));
-    let plain = !name.is_empty() && !name.contains(['/', '\\', '\0']) && name != "..";
-    if plain && file.is_file() {
-        fail(
-            Exit::Usage,
-            format!(
-                "connection `{name}`: provider connections are not supported by this build yet; \
-                 pass --script FILE to play the model from a script"
-            ),
-        )
-    } else {
-        fail(Exit::Usage, format!("unknown connection {name}"))
-    }
 }
 
 /// Reads a JSON file given on the command line; an unreadable or invalid file is a usage

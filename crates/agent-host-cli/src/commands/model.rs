@@ -1,0 +1,195 @@
+//! The model of a run: `--script`, else `--connection`, else the profile's own binding
+//! (DESIGN §6). Everything that can be wrong with the choice (an unknown connection, an unset
+//! key variable, a format this build cannot speak) is found here, before a run exists, and
+//! exits 2.
+
+use std::env;
+use std::fmt;
+use std::sync::Arc;
+
+use agent_application::ports::{ConnectionStore, ModelGateway, StoreError};
+use agent_application::runtime::machine::ModelLabel;
+use agent_domain::ErrorCode;
+use agent_domain::connection::{ConnectionConfig, ConnectionName};
+use agent_domain::event::{ModelBindingMode, ModelBindingResolvedPayload, ROOT_INVOCATION_ID};
+use agent_domain::profile::ModelBinding;
+use agent_gateway::openai_chat::Dialect;
+use agent_gateway::scripted::ScriptedModel;
+use agent_gateway::{HttpConnection, HttpModelGateway};
+
+use crate::cli::RunArgs;
+use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::wiring::Host;
+
+/// The model of a run, as the runtime wants it.
+pub struct ChosenModel {
+    pub gateway: Arc<dyn ModelGateway>,
+    pub label: ModelLabel,
+    pub binding: ModelBindingResolvedPayload,
+}
+
+impl fmt::Debug for ChosenModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChosenModel")
+            .field("label", &self.label)
+            .field("binding", &self.binding)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChosenModel {
+    /// The scripted model of a loaded script.
+    pub fn scripted(model: ScriptedModel) -> Self {
+        Self::labelled(
+            Arc::new(model),
+            ModelBindingMode::Script,
+            None,
+            "scripted",
+            "scripted",
+        )
+    }
+
+    fn labelled(
+        gateway: Arc<dyn ModelGateway>,
+        mode: ModelBindingMode,
+        connection: Option<String>,
+        format: &str,
+        model: &str,
+    ) -> Self {
+        Self {
+            gateway,
+            label: ModelLabel {
+                provider_format: Some(format.to_owned()),
+                model: Some(model.to_owned()),
+            },
+            binding: ModelBindingResolvedPayload {
+                invocation_id: ROOT_INVOCATION_ID.to_owned(),
+                mode,
+                connection,
+                provider_format: Some(format.to_owned()),
+                model_id: Some(model.to_owned()),
+            },
+        }
+    }
+}
+
+/// `--script`, else `--connection` (with the connection's own model), else the profile's
+/// `connectionRef` (with the profile's `modelId`).
+pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
+    if let Some(path) = &args.script {
+        let model = ScriptedModel::from_file(path).or_usage()?;
+        return Ok(ChosenModel::scripted(model));
+    }
+    if let Some(name) = &args.connection {
+        return connect(host, name, None).await;
+    }
+    // Only to learn the profile's binding; the runtime resolves it again (and reports its
+    // problems) when the run starts.
+    let profile = host
+        .profiles()
+        .resolve(args.profile.as_deref())
+        .await
+        .or_usage()?;
+    profile.ensure_model_configured().or_usage()?;
+    match &profile.model {
+        ModelBinding::ConnectionRef {
+            connection_ref,
+            model_id,
+        } => connect(host, connection_ref, Some(model_id)).await,
+        _ => Err(fail(
+            Exit::Usage,
+            format!(
+                "no model chosen: profile `{}` runs on the model given on the command line; \
+                 pass --connection NAME (see `tavern-agent connections list`) or --script FILE \
+                 to play the model from a script (see docs/scripted-model.md)",
+                profile.id
+            ),
+        )),
+    }
+}
+
+/// The gateway of the saved connection `name`, calling `model_id` when given (a profile's
+/// binding) or the connection's own model. The key is read from the connection's variable
+/// now, at the start of the command; it lives only in the gateway's memory.
+async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<ChosenModel> {
+    let name = ConnectionName::parse(name).map_err(|e| usage(&e))?;
+    let config = host
+        .storage
+        .connections
+        .get(name.as_str())
+        .await
+        .map_err(|e| connection_error(name.as_str(), &e))?
+        .ok_or_else(|| {
+            fail(
+                Exit::Usage,
+                format!(
+                    "connection.not_found: no connection `{name}`; see `tavern-agent \
+                     connections list` or add one with `tavern-agent connections add`"
+                ),
+            )
+        })?;
+    let connection = http_connection(&config, model_id, read_key(&config)?);
+    let model = connection.model.clone();
+    let gateway = HttpModelGateway::new(connection).map_err(|e| usage(&e))?;
+    Ok(ChosenModel::labelled(
+        Arc::new(gateway),
+        ModelBindingMode::Connection,
+        Some(config.name.clone()),
+        config.format.as_str(),
+        &model,
+    ))
+}
+
+/// The key from the variable the connection names; an unset or empty variable refuses the
+/// run before it exists, naming the variable (never a value).
+fn read_key(config: &ConnectionConfig) -> CmdResult<Option<String>> {
+    let Some(var) = &config.api_key_env else {
+        return Ok(None);
+    };
+    match env::var(var) {
+        Ok(key) if !key.is_empty() => Ok(Some(key)),
+        _ => Err(fail(
+            Exit::Usage,
+            format!(
+                "connection.api_key_missing: connection `{}` reads its key from ${var}, \
+                 which is not set",
+                config.name
+            ),
+        )),
+    }
+}
+
+/// What the gateway needs of a saved connection. The Chat Completions dialect follows the
+/// base URL's host (`Dialect::for_base_url`).
+fn http_connection(
+    config: &ConnectionConfig,
+    model_id: Option<&str>,
+    api_key: Option<String>,
+) -> HttpConnection {
+    let base_url = config.effective_base_url().to_owned();
+    HttpConnection {
+        format: config.format.as_str().to_owned(),
+        dialect: Dialect::for_base_url(&base_url),
+        base_url,
+        model: model_id.unwrap_or(&config.model).to_owned(),
+        api_key,
+        headers: config
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect(),
+        params: config.params.clone(),
+    }
+}
+
+fn usage<E: ErrorCode + fmt::Display>(error: &E) -> Failed {
+    fail(Exit::Usage, format!("{}: {error}", error.code()))
+}
+
+/// A connection that cannot be read is a configuration problem of this run: exit 2.
+fn connection_error(name: &str, error: &StoreError) -> Failed {
+    fail(
+        Exit::Usage,
+        format!("{}: connection `{name}`: {error}", error.code()),
+    )
+}

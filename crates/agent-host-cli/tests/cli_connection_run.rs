@@ -1,0 +1,488 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `tavern-agent run --connection NAME` end to end, once per wire format: a saved connection
+//! points at a local mock provider that answers write → commit → finish in that format's
+//! JSON; the run must complete, commit the reply into the chat, journal the provider state
+//! after every call, and leave the API key nowhere under the data directory.
+
+mod cli_support;
+
+use std::fs;
+use std::path::Path;
+
+use cli_support::*;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+/// The key the connection names by variable; it must never be written anywhere.
+const KEY: &str = "sk-e2e-Zx9distinctiveKEYvalue";
+const KEY_ENV: &str = "TAVERN_E2E_API_KEY";
+const MODEL: &str = "mock-model";
+
+/// One tool call the mock provider answers with.
+struct Call {
+    id: &'static str,
+    alias: &'static str,
+    arguments: Value,
+}
+
+/// The three calls of a run: write the reply, commit it, finish.
+fn calls() -> [Call; 3] {
+    [
+        Call {
+            id: "call_write",
+            alias: "workspace_write_file",
+            arguments: json!({"path": "output/main.md", "content": REPLY}),
+        },
+        Call {
+            id: "call_commit",
+            alias: "workspace_commit",
+            arguments: json!({}),
+        },
+        Call {
+            id: "call_finish",
+            alias: "workspace_finish",
+            arguments: json!({"reason": "done"}),
+        },
+    ]
+}
+
+/// A wire format under test: where it posts, how the base URL is given, how it answers
+/// one tool call, and which header carries the key.
+struct Format {
+    name: &'static str,
+    endpoint: String,
+    /// Appended to the mock server's URI for `--base-url`.
+    base_suffix: &'static str,
+    key_header: &'static str,
+    key_value: String,
+    answer: fn(usize, &Call) -> Value,
+}
+
+fn openai_chat() -> Format {
+    Format {
+        name: "openai-chat",
+        endpoint: "/v1/chat/completions".into(),
+        base_suffix: "/v1",
+        key_header: "authorization",
+        key_value: format!("Bearer {KEY}"),
+        answer: |round, call| {
+            json!({
+                "id": format!("chatcmpl-{round}"), "object": "chat.completion", "model": MODEL,
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": null,
+                    "tool_calls": [{"id": call.id, "type": "function", "function": {
+                        "name": call.alias, "arguments": call.arguments.to_string()}}]}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+            })
+        },
+    }
+}
+
+fn openai_responses() -> Format {
+    Format {
+        name: "openai-responses",
+        endpoint: "/v1/responses".into(),
+        base_suffix: "/v1",
+        key_header: "authorization",
+        key_value: format!("Bearer {KEY}"),
+        answer: |round, call| {
+            json!({
+                "id": format!("resp_{round}"), "object": "response", "status": "completed",
+                "model": MODEL, "error": null, "incomplete_details": null,
+                "output": [
+                    {"id": format!("rs_{round}"), "type": "reasoning", "summary": [],
+                     "encrypted_content": format!("gAAAAB-round-{round}")},
+                    {"id": format!("fc_{round}"), "type": "function_call", "status": "completed",
+                     "call_id": call.id, "name": call.alias,
+                     "arguments": call.arguments.to_string()}
+                ],
+                "usage": {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}
+            })
+        },
+    }
+}
+
+fn anthropic() -> Format {
+    Format {
+        name: "anthropic",
+        endpoint: "/v1/messages".into(),
+        base_suffix: "",
+        key_header: "x-api-key",
+        key_value: KEY.into(),
+        answer: |round, call| {
+            json!({
+                "id": format!("msg_{round}"), "type": "message", "role": "assistant",
+                "model": MODEL, "stop_reason": "tool_use", "stop_sequence": null,
+                "content": [
+                    {"type": "thinking", "thinking": "Next step.",
+                     "signature": format!("sig-round-{round}")},
+                    {"type": "tool_use", "id": call.id, "name": call.alias,
+                     "input": call.arguments}
+                ],
+                "usage": {"input_tokens": 100, "output_tokens": 20}
+            })
+        },
+    }
+}
+
+fn gemini() -> Format {
+    Format {
+        name: "gemini",
+        endpoint: format!("/v1beta/models/{MODEL}:generateContent"),
+        base_suffix: "",
+        key_header: "x-goog-api-key",
+        key_value: KEY.into(),
+        answer: |round, call| {
+            json!({
+                "candidates": [{"index": 0, "finishReason": "STOP", "content": {"role": "model",
+                    "parts": [{"functionCall": {"name": call.alias, "args": call.arguments},
+                               "thoughtSignature": format!("c2lnLXJvdW5kLXs{round}")}]}}],
+                "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20,
+                                  "totalTokenCount": 120},
+                "modelVersion": MODEL, "responseId": format!("gem-{round}")
+            })
+        },
+    }
+}
+
+fn gemini_interactions() -> Format {
+    Format {
+        name: "gemini-interactions",
+        endpoint: "/v1beta/interactions".into(),
+        base_suffix: "",
+        key_header: "x-goog-api-key",
+        key_value: KEY.into(),
+        answer: |_, call| {
+            json!({
+                "object": "interaction", "status": "requires_action", "model": MODEL,
+                "steps": [
+                    {"type": "thought", "signature": "c2lnbmF0dXJl"},
+                    {"type": "function_call", "id": call.id, "name": call.alias,
+                     "arguments": call.arguments}
+                ],
+                "usage": {"total_input_tokens": 100, "total_output_tokens": 20,
+                          "total_tokens": 120}
+            })
+        },
+    }
+}
+
+/// Answers the `calls` in order, one per request, in `format`'s JSON.
+async fn mock_provider(format: &Format) -> MockServer {
+    let server = MockServer::start().await;
+    for (index, call) in calls().iter().enumerate() {
+        Mock::given(method("POST"))
+            .and(path(format.endpoint.as_str()))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json((format.answer)(index + 1, call)),
+            )
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(index + 1).unwrap())
+            .mount(&server)
+            .await;
+    }
+    server
+}
+
+/// Runs the `tavern-agent` command on a blocking thread (the mock server lives on this
+/// test's runtime).
+async fn run_cmd(mut cmd: assert_cmd::Command) -> std::process::Output {
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// Every file under `dir` that contains `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if String::from_utf8_lossy(&fs::read(&path).unwrap()).contains(needle) {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The whole scenario for one format; `params` go to `connections add` as `--param`s.
+async fn completes_a_run(format: Format, params: &[&str]) -> Vec<Request> {
+    let server = mock_provider(&format).await;
+    let fx = Fixture::new();
+    let mut add = fx.cmd();
+    add.args(["connections", "add", "mock", "--format", format.name])
+        .args(["--model", MODEL, "--api-key-env", KEY_ENV])
+        .arg("--base-url")
+        .arg(format!("{}{}", server.uri(), format.base_suffix));
+    for param in params {
+        add.args(["--param", param]);
+    }
+    let added = run_cmd(add).await;
+    assert!(added.status.success(), "{added:?}");
+
+    let mut run = fx.cmd();
+    run.env(KEY_ENV, KEY)
+        .args(["run", "--chat", CHAT, "--connection", "mock", "--json"]);
+    let output = run_cmd(run).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{}: {stderr}", format.name);
+    assert!(fx.chat_text().contains("Room three"), "{}", format.name);
+
+    let run_id = run_id_of(&output.stderr);
+    let events: Vec<Value> = fx
+        .events_jsonl(&run_id)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let binding = events
+        .iter()
+        .find(|e| e["type"] == "agent_model_binding_resolved")
+        .unwrap();
+    assert_eq!(binding["payload"]["connection"], "mock", "{binding}");
+    assert_eq!(binding["payload"]["providerFormat"], format.name);
+    assert_eq!(binding["payload"]["modelId"], MODEL);
+    let states: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "provider_state_updated")
+        .map(|e| &e["payload"]["providerState"])
+        .collect();
+    assert_eq!(states.len(), 3, "{}", format.name);
+    let mut last_cursor = 0;
+    for state in &states {
+        assert_eq!(state["providerFormat"], format.name, "{state}");
+        let cursor = state["messageCursor"].as_u64().unwrap();
+        assert!(cursor > last_cursor, "the cursor moves on: {states:?}");
+        last_cursor = cursor;
+    }
+
+    let leaks = files_containing(fx.path(), KEY);
+    assert!(
+        leaks.is_empty(),
+        "{}: the key leaked into {leaks:?}",
+        format.name
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
+    assert!(!stderr.contains(KEY));
+
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 3, "{}", format.name);
+    for request in &requests {
+        let sent = request.headers.get(format.key_header).unwrap();
+        assert_eq!(sent.to_str().unwrap(), format.key_value, "{}", format.name);
+    }
+    requests
+}
+
+/// The body of a request, as JSON.
+fn body(request: &Request) -> Value {
+    serde_json::from_slice(&request.body).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_chat_completes_a_run() {
+    let requests = completes_a_run(openai_chat(), &["temperature=0.3"]).await;
+    let last = body(&requests[2]);
+    assert_eq!(last["temperature"], json!(0.3), "params reach the body");
+    let tool_messages = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .count();
+    assert_eq!(tool_messages, 2, "both earlier results go back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_responses_completes_a_run() {
+    let requests = completes_a_run(openai_responses(), &[]).await;
+    let last = body(&requests[2]);
+    assert_eq!(last["store"], json!(false));
+    let reasoning: Vec<&Value> = last["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["type"] == "reasoning")
+        .collect();
+    assert_eq!(reasoning.len(), 2, "encrypted reasoning is replayed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_responses_with_store_chains_onto_the_previous_response() {
+    let requests = completes_a_run(openai_responses(), &["store=true"]).await;
+    let first = body(&requests[0]);
+    assert_eq!(first["store"], json!(true));
+    assert!(first.get("previous_response_id").is_none());
+    for (index, request) in requests.iter().enumerate().skip(1) {
+        let sent = body(request);
+        assert_eq!(sent["previous_response_id"], json!(format!("resp_{index}")));
+        let input = sent["input"].as_array().unwrap();
+        assert_eq!(input.len(), 1, "only the new result: {input:?}");
+        assert_eq!(input[0]["type"], "function_call_output");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_completes_a_run() {
+    let requests = completes_a_run(anthropic(), &[]).await;
+    assert_eq!(
+        requests[0].headers.get("anthropic-version").unwrap(),
+        "2023-06-01"
+    );
+    let last = body(&requests[2]);
+    let replayed: Vec<&Value> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant" && m["content"][0]["type"] == "thinking")
+        .collect();
+    assert_eq!(replayed.len(), 2, "both thinking turns come back first");
+    assert_eq!(replayed[0]["content"][0]["signature"], "sig-round-1");
+    assert_eq!(replayed[0]["content"][1]["type"], "tool_use");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_completes_a_run() {
+    let requests = completes_a_run(gemini(), &[]).await;
+    let last = body(&requests[2]);
+    let contents = last["contents"].as_array().unwrap();
+    let signed = contents
+        .iter()
+        .filter(|c| c["role"] == "model" && c["parts"][0]["thoughtSignature"].is_string())
+        .count();
+    assert_eq!(signed, 2, "each call's part keeps its thought signature");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_interactions_completes_a_run() {
+    let requests = completes_a_run(gemini_interactions(), &[]).await;
+    let last = body(&requests[2]);
+    let thoughts = last["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|step| step["type"] == "thought")
+        .count();
+    assert_eq!(thoughts, 2, "thought signatures are replayed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unset_key_variable_is_refused_before_any_run() {
+    let server = mock_provider(&anthropic()).await;
+    let fx = Fixture::new();
+    let mut add = fx.cmd();
+    add.args(["connections", "add", "mock", "--format", "anthropic"])
+        .args(["--model", MODEL, "--api-key-env", KEY_ENV])
+        .args(["--base-url", &server.uri()]);
+    assert!(run_cmd(add).await.status.success());
+    let mut run = fx.cmd();
+    run.env_remove(KEY_ENV)
+        .args(["run", "--chat", CHAT, "--connection", "mock"]);
+    let output = run_cmd(run).await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(KEY_ENV), "{stderr}");
+    assert!(fx.run_ids().is_empty(), "no run was created");
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_connection_is_a_usage_error() {
+    let fx = Fixture::new();
+    let mut run = fx.cmd();
+    run.args(["run", "--chat", CHAT, "--connection", "nowhere"]);
+    let output = run_cmd(run).await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("nowhere"), "{stderr}");
+    assert!(fx.run_ids().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_bound_to_a_connection_uses_it_and_its_model_id() {
+    let format = anthropic();
+    let server = mock_provider(&format).await;
+    let fx = Fixture::new();
+    let mut add = fx.cmd();
+    add.args(["connections", "add", "main", "--format", "anthropic"])
+        .args([
+            "--model",
+            "connection-default-model",
+            "--api-key-env",
+            KEY_ENV,
+        ])
+        .args(["--base-url", &server.uri()]);
+    assert!(run_cmd(add).await.status.success());
+    let mut show = fx.cmd();
+    show.args(["profiles", "show", "default-writer", "--json"]);
+    let mut profile: Value = serde_json::from_slice(&run_cmd(show).await.stdout).unwrap();
+    profile["id"] = json!("bound-writer");
+    profile["displayName"] = json!("Bound writer");
+    profile["model"]["mode"] = json!("connectionRef");
+    profile["model"]["connectionRef"] = json!("main");
+    profile["model"]["modelId"] = json!(MODEL);
+    let file = fx.write_json("bound.json", &profile);
+    let mut import = fx.cmd();
+    import.args(["profiles", "save"]).arg(file);
+    let imported = run_cmd(import).await;
+    assert!(imported.status.success(), "{imported:?}");
+
+    let mut run = fx.cmd();
+    run.env(KEY_ENV, KEY)
+        .args(["run", "--chat", CHAT, "--profile", "bound-writer"]);
+    let output = run_cmd(run).await;
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(
+        body(&requests[0])["model"],
+        MODEL,
+        "the profile's modelId wins"
+    );
+}
+
+/// A provider that echoes the key back in its error: the run fails (exit 4), the failure
+/// is journaled with its class, and the key is masked everywhere it could have landed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
+    let server = MockServer::start().await;
+    let echo = json!({"error": {"type": "invalid_request_error", "code": "invalid_api_key",
+                                "message": format!("Incorrect API key provided: {KEY}")}});
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(echo))
+        .mount(&server)
+        .await;
+    let fx = Fixture::new();
+    let mut add = fx.cmd();
+    add.args(["connections", "add", "mock", "--format", "openai-chat"])
+        .args(["--model", MODEL, "--api-key-env", KEY_ENV])
+        .arg("--base-url")
+        .arg(format!("{}/v1", server.uri()));
+    assert!(run_cmd(add).await.status.success());
+    let mut run = fx.cmd();
+    run.env(KEY_ENV, KEY)
+        .args(["run", "--chat", CHAT, "--connection", "mock", "--json"]);
+    let output = run_cmd(run).await;
+    assert_eq!(output.status.code(), Some(4));
+    let run_id = run_id_of(&output.stderr);
+    let journal = fx.events_jsonl(&run_id);
+    let failed: Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    assert_eq!(failed["type"], "run_failed");
+    assert_eq!(failed["payload"]["code"], "model.unauthorized", "{failed}");
+    assert!(
+        journal.contains("[REDACTED]"),
+        "the echo is masked, not dropped"
+    );
+    let leaks = files_containing(fx.path(), KEY);
+    assert!(leaks.is_empty(), "the key leaked into {leaks:?}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
+    assert!(!String::from_utf8_lossy(&output.stderr).contains(KEY));
+}
