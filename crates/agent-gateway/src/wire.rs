@@ -147,21 +147,44 @@ pub(crate) fn string_arguments(arguments: &Value) -> String {
     }
 }
 
-/// The stem of the call ids an adapter mints for a provider that sends none: the response's
-/// own id when it has one (unique per generation), else `h<FNV-1a of the body>`, which is
-/// stable across builds (unlike `DefaultHasher`) so a replayed response mints the same ids.
-pub(crate) fn minted_id_stem(response_id: Option<&str>, body: &Value) -> String {
-    match response_id {
-        Some(id) if !id.trim().is_empty() => id.to_owned(),
-        _ => {
-            let hash = body
-                .to_string()
-                .bytes()
-                .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-                    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-                });
-            format!("h{hash:016x}")
+/// Mints call ids for a provider that sends none: `<prefix>_<stem>_<n>`, `n` being the
+/// call's position in the turn. The stem is the response's own id when it has one (unique
+/// per generation), else `h<FNV-1a of the body>`, stable across builds (unlike
+/// `DefaultHasher`) so a replayed response mints the same ids. The hash is only computed
+/// when an id is actually minted: most responses carry their ids.
+pub(crate) struct IdMinter<'a> {
+    prefix: &'static str,
+    response_id: Option<&'a str>,
+    body: &'a Value,
+    stem: std::cell::OnceCell<String>,
+}
+
+impl<'a> IdMinter<'a> {
+    pub(crate) fn new(prefix: &'static str, response_id: Option<&'a str>, body: &'a Value) -> Self {
+        Self {
+            prefix,
+            response_id: response_id.filter(|id| !id.trim().is_empty()),
+            body,
+            stem: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The id of the call at `position` in the turn.
+    pub(crate) fn mint(&self, position: usize) -> String {
+        let stem = self.stem.get_or_init(|| match self.response_id {
+            Some(id) => id.to_owned(),
+            None => {
+                let hash = self
+                    .body
+                    .to_string()
+                    .bytes()
+                    .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+                    });
+                format!("h{hash:016x}")
+            }
+        });
+        format!("{}_{stem}_{position}", self.prefix)
     }
 }
 

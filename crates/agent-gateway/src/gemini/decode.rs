@@ -67,7 +67,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         .cloned()
         .unwrap_or_default();
     let response_id = body.get("responseId").and_then(Value::as_str);
-    let id_stem = wire::minted_id_stem(response_id, body);
+    let minter = wire::IdMinter::new("gemini", response_id, body);
 
     let decoder = ToolCallDecoder::new(tools);
     let mut parts = Vec::new();
@@ -88,10 +88,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
             };
             let (id, metadata) = match call.get("id").and_then(Value::as_str) {
                 Some(id) if !id.trim().is_empty() => (id.to_owned(), Value::Null),
-                _ => (
-                    format!("gemini_{id_stem}_{calls}"),
-                    json!({MINTED_ID: true}),
-                ),
+                _ => (minter.mint(calls), json!({MINTED_ID: true})),
             };
             let invocation = decoder
                 .decode(&id, name, args, metadata)

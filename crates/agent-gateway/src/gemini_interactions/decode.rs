@@ -60,7 +60,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         .get("id")
         .and_then(Value::as_str)
         .filter(|id| !id.trim().is_empty());
-    let id_stem = wire::minted_id_stem(interaction_id, body);
+    let minter = wire::IdMinter::new("interactions", interaction_id, body);
 
     let decoder = ToolCallDecoder::new(tools);
     let mut parts = Vec::new();
@@ -101,10 +101,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
                     .filter(|id| !id.trim().is_empty())
                 {
                     Some(id) => (id.to_owned(), Value::Null),
-                    None => (
-                        format!("interactions_{id_stem}_{calls}"),
-                        json!({MINTED_ID: true}),
-                    ),
+                    None => (minter.mint(calls), json!({MINTED_ID: true})),
                 };
                 let invocation = decoder
                     .decode(&id, name, arguments, metadata)
