@@ -314,6 +314,10 @@ pub struct ConnectionAddArgs {
     /// The environment variable holding the key, read at call time.
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
+    /// The Chat Completions dialect: openai, deepseek, openrouter or generic (openai-chat
+    /// only). Default: follow the base URL's host.
+    #[arg(long, value_name = "DIALECT")]
+    pub dialect: Option<String>,
     /// An extra request header (repeatable).
     #[arg(long = "header", value_name = "NAME=VALUE")]
     pub headers: Vec<String>,

@@ -71,6 +71,7 @@ fn openai_chat() -> Format {
                 "id": format!("chatcmpl-{round}"), "object": "chat.completion", "model": MODEL,
                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
                     "role": "assistant", "content": null,
+                    "reasoning_content": format!("Step {round}."),
                     "tool_calls": [{"id": call.id, "type": "function", "function": {
                         "name": call.alias, "arguments": call.arguments.to_string()}}]}}],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
@@ -210,8 +211,8 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
     found
 }
 
-/// The whole scenario for one format; `params` go to `connections add` as `--param`s.
-async fn completes_a_run(format: Format, params: &[&str]) -> Vec<Request> {
+/// The whole scenario for one format; `extra` are more `connections add` arguments.
+async fn completes_a_run(format: Format, extra: &[&str]) -> Vec<Request> {
     let server = mock_provider(&format).await;
     let fx = Fixture::new();
     let mut add = fx.cmd();
@@ -219,9 +220,7 @@ async fn completes_a_run(format: Format, params: &[&str]) -> Vec<Request> {
         .args(["--model", MODEL, "--api-key-env", KEY_ENV])
         .arg("--base-url")
         .arg(format!("{}{}", server.uri(), format.base_suffix));
-    for param in params {
-        add.args(["--param", param]);
-    }
+    add.args(extra);
     let added = run_cmd(add).await;
     assert!(added.status.success(), "{added:?}");
 
@@ -285,7 +284,11 @@ fn body(request: &Request) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openai_chat_completes_a_run() {
-    let requests = completes_a_run(openai_chat(), &["temperature=0.3"]).await;
+    let requests = completes_a_run(
+        openai_chat(),
+        &["--param", "temperature=0.3", "--dialect", "deepseek"],
+    )
+    .await;
     let last = body(&requests[2]);
     assert_eq!(last["temperature"], json!(0.3), "params reach the body");
     let tool_messages = last["messages"]
@@ -295,6 +298,21 @@ async fn openai_chat_completes_a_run() {
         .filter(|m| m["role"] == "tool")
         .count();
     assert_eq!(tool_messages, 2, "both earlier results go back");
+    let calling_turns: Vec<&Value> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant" && m.get("tool_calls").is_some())
+        .collect();
+    assert_eq!(calling_turns.len(), 2);
+    for (round, turn) in calling_turns.iter().enumerate() {
+        let expected = format!("Step {}.", round + 1);
+        assert_eq!(
+            turn["reasoning_content"],
+            expected.as_str(),
+            "DeepSeek: {turn}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -313,7 +331,7 @@ async fn openai_responses_completes_a_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openai_responses_with_store_chains_onto_the_previous_response() {
-    let requests = completes_a_run(openai_responses(), &["store=true"]).await;
+    let requests = completes_a_run(openai_responses(), &["--param", "store=true"]).await;
     let first = body(&requests[0]);
     assert_eq!(first["store"], json!(true));
     assert!(first.get("previous_response_id").is_none());

@@ -15,6 +15,9 @@ pub const CONNECTION_SCHEMA_VERSION: u32 = 1;
 /// What [`ConnectionConfig::redacted`] shows instead of a credential-looking header value.
 pub const REDACTED: &str = "[REDACTED]";
 
+/// The Chat Completions dialects a connection may name.
+pub const CHAT_DIALECTS: [&str; 4] = ["openai", "deepseek", "openrouter", "generic"];
+
 /// Headers the HTTP transport sets itself; a second copy would make a request ambiguous.
 const TRANSPORT_HEADERS: [&str; 5] = [
     "host",
@@ -55,6 +58,10 @@ pub struct ConnectionConfig {
     /// sent (local servers without auth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
+    /// The Chat Completions dialect (`openai`, `deepseek`, `openrouter`, `generic`); only
+    /// for `openai-chat`. Absent means: follow the base URL's host (see `docs/providers.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
     /// Extra request headers, in order (`OpenAI-Organization`, `anthropic-beta`, …).
     #[serde(default)]
     pub headers: Vec<ConnectionHeader>,
@@ -161,6 +168,7 @@ impl ConnectionConfig {
             base_url: None,
             model: model.into(),
             api_key_env: None,
+            dialect: None,
             headers: Vec::new(),
             params: Map::new(),
         }
@@ -237,6 +245,20 @@ impl ConnectionConfig {
             && !is_env_var_name(var)
         {
             return Err(ConnectionError::InvalidEnvVar { name: var.clone() });
+        }
+        if let Some(dialect) = &self.dialect {
+            if self.format != ProviderFormat::OpenaiChat {
+                return Err(ConnectionError::InvalidDialect {
+                    found: dialect.clone(),
+                    reason: "only openai-chat connections have a dialect",
+                });
+            }
+            if !CHAT_DIALECTS.contains(&dialect.as_str()) {
+                return Err(ConnectionError::InvalidDialect {
+                    found: dialect.clone(),
+                    reason: "is not one of openai, deepseek, openrouter, generic",
+                });
+            }
         }
         let mut seen = BTreeSet::new();
         for header in &self.headers {
@@ -555,5 +577,23 @@ mod tests {
         assert!(debug.contains("My App"), "{debug}");
         // The document itself keeps what was given.
         assert_eq!(config.headers[0].value, "Bearer sk-literal");
+    }
+
+    #[test]
+    fn a_dialect_is_named_only_for_chat_completions() {
+        let mut chat = ConnectionConfig::new("local", ProviderFormat::OpenaiChat, "m");
+        chat.dialect = Some("deepseek".into());
+        assert!(chat.validate().is_ok());
+        chat.dialect = Some("klingon".into());
+        assert_eq!(
+            chat.validate().unwrap_err().code(),
+            "connection.invalid_dialect"
+        );
+        let mut claude = ConnectionConfig::new("c", ProviderFormat::Anthropic, "m");
+        claude.dialect = Some("openai".into());
+        assert_eq!(
+            claude.validate().unwrap_err().code(),
+            "connection.invalid_dialect"
+        );
     }
 }

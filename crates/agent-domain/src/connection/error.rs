@@ -36,6 +36,8 @@ pub enum ConnectionError {
          `_`, not starting with a digit"
     )]
     InvalidEnvVar { name: String },
+    #[error("dialect `{found}`: {reason}")]
+    InvalidDialect { found: String, reason: &'static str },
     #[error("header `{header}` {reason}")]
     InvalidHeader { header: String, reason: String },
     #[error("parameter `{param}` {reason}")]
@@ -68,6 +70,7 @@ impl ErrorCode for ConnectionError {
             Self::UnknownFormat { .. } => "connection.unknown_format",
             Self::ModelRequired => "connection.model_required",
             Self::InvalidEnvVar { .. } => "connection.invalid_env_var",
+            Self::InvalidDialect { .. } => "connection.invalid_dialect",
             Self::InvalidHeader { .. } => "connection.invalid_header",
             Self::InvalidParam { .. } => "connection.invalid_param",
             Self::InvalidBaseUrl { .. } => "connection.invalid_base_url",
@@ -98,6 +101,10 @@ mod tests {
             UnknownFormat { found: s() },
             ModelRequired,
             InvalidEnvVar { name: s() },
+            InvalidDialect {
+                found: s(),
+                reason: "r",
+            },
             InvalidHeader {
                 header: s(),
                 reason: s(),

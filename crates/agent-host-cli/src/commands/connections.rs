@@ -113,6 +113,7 @@ fn config_of(args: &ConnectionAddArgs) -> Result<ConnectionConfig, ConnectionErr
     let mut config = ConnectionConfig::new(args.name.clone(), format, args.model.clone());
     config.base_url = args.base_url.clone().filter(|url| !url.is_empty());
     config.api_key_env = args.api_key_env.clone();
+    config.dialect = args.dialect.clone();
     config.headers = headers_from_args(&args.headers)?;
     config.params = params_from_args(&args.params)?;
     config.validate()?;
@@ -183,6 +184,9 @@ async fn show(store: &dyn ConnectionStore, name: &str, json: bool) -> CmdResult<
     println!("model:         {}", shown.model);
     println!("base URL:      {base_url}");
     println!("key variable:  {key}");
+    if let Some(dialect) = &shown.dialect {
+        println!("dialect:       {dialect}");
+    }
     if shown.headers.is_empty() {
         println!("headers:       (none)");
     } else {

@@ -159,8 +159,9 @@ fn read_key(config: &ConnectionConfig) -> CmdResult<Option<String>> {
     }
 }
 
-/// What the gateway needs of a saved connection. The Chat Completions dialect follows the
-/// base URL's host (`Dialect::for_base_url`).
+/// What the gateway needs of a saved connection. The Chat Completions dialect is the one the
+/// connection names (validated when it was saved), else the base URL's host decides
+/// (`Dialect::for_base_url`).
 fn http_connection(
     config: &ConnectionConfig,
     model_id: Option<&str>,
@@ -169,7 +170,11 @@ fn http_connection(
     let base_url = config.effective_base_url().to_owned();
     HttpConnection {
         format: config.format.as_str().to_owned(),
-        dialect: Dialect::for_base_url(&base_url),
+        dialect: config
+            .dialect
+            .as_deref()
+            .and_then(|name| name.parse().ok())
+            .unwrap_or_else(|| Dialect::for_base_url(&base_url)),
         base_url,
         model: model_id.unwrap_or(&config.model).to_owned(),
         api_key,
