@@ -713,3 +713,32 @@ fn the_wire_checker_catches_broken_pairing() {
     let no_id = json!({"role": "assistant", "tool_calls": [tool_call("", "x", "{}")]});
     assert!(check_wire_transcript(&body(vec![no_id])).is_err());
 }
+
+/// The mock provider of every gateway test checks each request it receives: a body whose
+/// tool results answer no call is refused with its own status, so no test can pass on one.
+#[tokio::test]
+async fn the_mock_provider_refuses_a_body_that_breaks_pairing() {
+    let server = MockServer::start().await;
+    answer_once(
+        &server,
+        ok(completion(
+            "c",
+            json!({"role": "assistant", "content": "hi"}),
+            "stop",
+        )),
+    )
+    .await;
+    let orphan = json!({"model": "m", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "call_x", "content": "an answer to nothing"}
+    ]});
+    let response = reqwest::Client::new()
+        .post(format!("{}{CHAT_PATH}", server.uri()))
+        .header("content-type", "application/json")
+        .body(orphan.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), INVARIANT_BROKEN_STATUS);
+    assert!(response.text().await.unwrap().contains("call_x"));
+}

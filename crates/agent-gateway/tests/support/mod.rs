@@ -18,7 +18,7 @@ use agent_domain::tool::{
 };
 use serde_json::Value;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 pub const CHAT_PATH: &str = "/v1/chat/completions";
 pub const MESSAGES_PATH: &str = "/v1/messages";
@@ -74,14 +74,62 @@ pub async fn answer_once(server: &MockServer, response: ResponseTemplate) {
     answer_once_at(server, CHAT_PATH, response).await;
 }
 
-/// A mock provider answering the next request to `endpoint` (once) with `response`.
+/// A mock provider answering the next request to `endpoint` (once) with `response`, after
+/// checking the request against its format's transcript invariants.
 pub async fn answer_once_at(server: &MockServer, endpoint: &str, response: ResponseTemplate) {
     Mock::given(method("POST"))
         .and(path(endpoint))
-        .respond_with(response)
+        .respond_with(CheckedAnswer(response))
         .up_to_n_times(1)
         .mount(server)
         .await;
+}
+
+/// Status of the answer to a request that broke a transcript invariant: no provider uses
+/// it, so a test can never mistake it for the answer it staged.
+pub const INVARIANT_BROKEN_STATUS: u16 = 599;
+
+/// Checks every outbound request before answering it (the way a strict provider would):
+/// a body that breaks its format's pairing rules gets [`INVARIANT_BROKEN_STATUS`] with the
+/// violation as the error message instead of the staged answer, so every test that sends
+/// one fails, whatever it was about.
+struct CheckedAnswer(ResponseTemplate);
+
+impl Respond for CheckedAnswer {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let violation = match serde_json::from_slice::<Value>(&request.body) {
+            Ok(body) => check_outbound(request.url.path(), &body).err(),
+            Err(e) => Some(format!("the body is not JSON: {e}")),
+        };
+        match violation {
+            None => self.0.clone(),
+            Some(violation) => ResponseTemplate::new(INVARIANT_BROKEN_STATUS).set_body_json(
+                serde_json::json!({"error": {"message": format!("transcript invariant: {violation}")}}),
+            ),
+        }
+    }
+}
+
+/// The transcript invariants of the format `path` speaks. A chained request (one naming its
+/// predecessor) carries only the new items, whose calls live server-side: it is not checked.
+pub fn check_outbound(path: &str, body: &Value) -> Result<(), String> {
+    let chained =
+        body.get("previous_response_id").is_some() || body.get("previous_interaction_id").is_some();
+    if chained {
+        Ok(())
+    } else if path.ends_with("/chat/completions") {
+        check_wire_transcript(body)
+    } else if path.ends_with("/messages") {
+        check_anthropic_transcript(body)
+    } else if path.ends_with(":generateContent") {
+        check_gemini_transcript(body)
+    } else if path.ends_with("/responses") {
+        check_responses_transcript(body)
+    } else if path.ends_with("/interactions") {
+        check_interactions_transcript(body)
+    } else {
+        Err(format!("no transcript checker for {path}"))
+    }
 }
 
 /// The JSON bodies the mock provider received, in order.
@@ -551,8 +599,10 @@ pub fn check_interactions_transcript(body: &Value) -> Result<(), String> {
                         if id.is_empty() {
                             return Err(format!("step {i}: function_call without id"));
                         }
+                        // A step the provider sent without arguments is replayed as it
+                        // came; arguments that are there must be an object.
                         if step["name"].as_str().is_none_or(str::is_empty)
-                            || !step["arguments"].is_object()
+                            || step.get("arguments").is_some_and(|a| !a.is_object())
                         {
                             return Err(format!(
                                 "step {i}: function_call `{id}` needs a name and object arguments"
