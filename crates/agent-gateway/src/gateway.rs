@@ -4,10 +4,11 @@
 //! format decides the encoder and decoder; the transport and error classification are
 //! shared (see [`crate::http`]).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
-use agent_domain::model::AgentModelResponse;
+use agent_domain::model::{AgentModelContentPart, AgentModelRequest, AgentModelResponse};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 
@@ -331,7 +332,7 @@ impl ModelGateway for HttpModelGateway {
     /// state (see [`continuation`]).
     async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError> {
         let (model, params) = (&self.connection.model, &self.connection.params);
-        let request = &call.request;
+        let request = &*for_model(&call.request, model);
         let resume = if self.format.chained() {
             continuation::resume(
                 &request.provider_state,
@@ -367,6 +368,7 @@ impl ModelGateway for HttpModelGateway {
                 gemini_interactions::decode(&reply, &request.tools)
             }
         }?;
+        response.message.stamp_native_model(model);
         let answered = self
             .format
             .answered(&self.connection.format, request.messages.len());
@@ -377,4 +379,24 @@ impl ModelGateway for HttpModelGateway {
         )?);
         Ok(response)
     }
+}
+
+/// The request as `model` may see it: native parts another model produced are left out
+/// (their signatures and encrypted reasoning are bound to that model; the format rebuilds
+/// such a turn from its portable parts). Borrowed unchanged in the usual case, where every
+/// native part is the model's own or of unknown origin.
+fn for_model<'a>(request: &'a AgentModelRequest, model: &str) -> Cow<'a, AgentModelRequest> {
+    let foreign = |part: &AgentModelContentPart| part.is_native_of_another_model(model);
+    if !request
+        .messages
+        .iter()
+        .any(|message| message.parts.iter().any(foreign))
+    {
+        return Cow::Borrowed(request);
+    }
+    let mut own = request.clone();
+    for message in &mut own.messages {
+        message.parts.retain(|part| !foreign(part));
+    }
+    Cow::Owned(own)
 }

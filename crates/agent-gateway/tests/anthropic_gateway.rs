@@ -9,7 +9,9 @@ mod support;
 
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
-use agent_domain::model::{AgentModelMessage, AgentModelResponse, FinishReason, TokenUsage};
+use agent_domain::model::{
+    AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, TokenUsage,
+};
 use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId};
 use agent_gateway::openai_chat::{self, Dialect};
 use agent_gateway::{HttpConnection, HttpModelGateway};
@@ -696,4 +698,80 @@ fn the_anthropic_checker_catches_broken_pairing() {
             "case {i}"
         );
     }
+}
+
+/// Native blocks go back only to the model that produced them: the gateway stamps each
+/// with its model, and a request to another model leaves them out (the turn is rebuilt
+/// from its portable parts), while the same model gets them verbatim.
+#[tokio::test]
+async fn thinking_goes_back_only_to_the_model_that_wrote_it() {
+    let server = MockServer::start().await;
+    let thinking = json!({"type": "thinking", "thinking": "Read first.", "signature": "EqQBsyntheticModelBound"});
+    answer(
+        &server,
+        ok(message(
+            "msg_m1",
+            json!([
+                thinking,
+                tool_use(
+                    "toolu_m1",
+                    "workspace_read_file",
+                    json!({"path": "output/main.md"})
+                )
+            ]),
+            "tool_use",
+        )),
+    )
+    .await;
+    for id in ["msg_same", "msg_other"] {
+        answer(
+            &server,
+            ok(message(
+                id,
+                json!([{"type": "text", "text": "Done."}]),
+                "end_turn",
+            )),
+        )
+        .await;
+    }
+    let first = gateway(&server).generate(call(opening(), 1)).await.unwrap();
+    let stamped = first
+        .message
+        .parts
+        .iter()
+        .find(|p| matches!(p, AgentModelContentPart::Native { .. }))
+        .unwrap();
+    assert!(
+        matches!(stamped, AgentModelContentPart::Native { model: Some(m), .. } if m == "claude-test")
+    );
+    let mut messages = opening();
+    messages.push(first.message.clone());
+    messages.push(AgentModelMessage::tool_result(AgentToolResult::success(
+        first.tool_calls()[0],
+        "It was a dark night.",
+        Value::Null,
+    )));
+
+    gateway(&server)
+        .generate(call(messages.clone(), 2))
+        .await
+        .unwrap();
+    let other = HttpModelGateway::new(
+        HttpConnection::anthropic(server.uri(), "claude-other").with_api_key(KEY),
+    )
+    .unwrap();
+    other.generate(call(messages, 2)).await.unwrap();
+
+    let sent = sent_bodies(&server).await;
+    let replayed = |body: &Value| body["messages"][1]["content"].clone();
+    assert_eq!(
+        replayed(&sent[1])[0],
+        thinking,
+        "same model: verbatim, first"
+    );
+    assert_eq!(
+        replayed(&sent[2]),
+        json!([{"type": "tool_use", "id": "toolu_m1", "name": "workspace_read_file", "input": {"path": "output/main.md"}}]),
+        "another model: the thinking block is left out"
+    );
 }

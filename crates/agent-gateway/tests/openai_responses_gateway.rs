@@ -111,7 +111,7 @@ async fn r01_text_with_reasoning_usage_and_the_request_shape() {
     );
     let parts = &response.message.parts;
     assert!(
-        matches!(&parts[0], AgentModelContentPart::Native { provider, value }
+        matches!(&parts[0], AgentModelContentPart::Native { provider, value, .. }
             if provider == NATIVE && value["encrypted_content"] == json!("gAAAAABsyntheticEncryptedReasoningR01"))
     );
     assert!(

@@ -81,8 +81,14 @@ pub enum AgentModelContentPart {
         title: Option<String>,
     },
     /// A provider's own block, opaque to everything but that provider's adapter. Stored
-    /// and replayed unchanged.
-    Native { provider: String, value: Value },
+    /// and replayed unchanged, and only to the model that produced it: `model` is stamped
+    /// by the gateway that decoded it (absent when the origin is unknown).
+    Native {
+        provider: String,
+        value: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+    },
 }
 
 impl AgentModelContentPart {
@@ -102,12 +108,20 @@ impl AgentModelContentPart {
         }
     }
 
-    /// A native part of `provider`.
+    /// A native part of `provider`, its model not known yet.
     pub fn native(provider: impl Into<String>, value: Value) -> Self {
         Self::Native {
             provider: provider.into(),
             value,
+            model: None,
         }
+    }
+
+    /// Whether this is a native part a request to `model` must not carry: one stamped with
+    /// another model. Continuity tokens (signatures, encrypted reasoning) are bound to the
+    /// model that issued them.
+    pub fn is_native_of_another_model(&self, model: &str) -> bool {
+        matches!(self, Self::Native { model: Some(m), .. } if m != model)
     }
 
     /// The text of a text part.
@@ -220,10 +234,25 @@ impl AgentModelMessage {
             .collect()
     }
 
+    /// Stamps every native part whose model is unknown with `model`, the model that just
+    /// produced this message.
+    pub fn stamp_native_model(&mut self, model: &str) {
+        for part in &mut self.parts {
+            if let AgentModelContentPart::Native {
+                model: m @ None, ..
+            } = part
+            {
+                *m = Some(model.to_owned());
+            }
+        }
+    }
+
     /// The native values of one provider, in order.
     pub fn native_parts<'a>(&'a self, provider: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
         self.parts.iter().filter_map(move |part| match part {
-            AgentModelContentPart::Native { provider: p, value } if p == provider => Some(value),
+            AgentModelContentPart::Native {
+                provider: p, value, ..
+            } if p == provider => Some(value),
             _ => None,
         })
     }

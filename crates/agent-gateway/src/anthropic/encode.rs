@@ -230,7 +230,9 @@ fn assistant_blocks(
     let mut rest = Vec::new();
     for part in &message.parts {
         match part {
-            AgentModelContentPart::Native { provider, value } if provider == NATIVE => {
+            AgentModelContentPart::Native {
+                provider, value, ..
+            } if provider == NATIVE => {
                 let kind = value
                     .get("type")
                     .and_then(Value::as_str)

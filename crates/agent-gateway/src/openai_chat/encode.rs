@@ -226,14 +226,12 @@ fn assistant_message(
                     .get_or_insert_with(String::new)
                     .push_str(t);
             }
-            AgentModelContentPart::Native { provider, value }
-                if dialect == Dialect::Openrouter && provider == OPENROUTER_NATIVE =>
-            {
-                match value {
-                    Value::Array(items) => reasoning_details.extend(items.iter().cloned()),
-                    other => reasoning_details.push(other.clone()),
-                }
-            }
+            AgentModelContentPart::Native {
+                provider, value, ..
+            } if dialect == Dialect::Openrouter && provider == OPENROUTER_NATIVE => match value {
+                Value::Array(items) => reasoning_details.extend(items.iter().cloned()),
+                other => reasoning_details.push(other.clone()),
+            },
             _ => {}
         }
     }

@@ -187,7 +187,9 @@ fn assistant_items(
 ) -> Result<(), ModelError> {
     for part in &message.parts {
         match part {
-            AgentModelContentPart::Native { provider, value } if provider == NATIVE => {
+            AgentModelContentPart::Native {
+                provider, value, ..
+            } if provider == NATIVE => {
                 let mut item = value.clone();
                 if let Some(object) = item.as_object_mut()
                     && object.get("type").and_then(Value::as_str) == Some("reasoning")
