@@ -504,3 +504,55 @@ async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
     assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
     assert!(!String::from_utf8_lossy(&output.stderr).contains(KEY));
 }
+
+/// An overloaded provider (Anthropic's 529) is retried by the runtime's policy, journaled
+/// as a failed attempt and a scheduled retry, and the run then completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overloaded_provider_is_retried_and_the_run_completes() {
+    let format = anthropic();
+    let server = MockServer::start().await;
+    let overloaded =
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+    Mock::given(method("POST"))
+        .and(path(format.endpoint.as_str()))
+        .respond_with(ResponseTemplate::new(529).set_body_json(overloaded))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    for (index, call) in calls().iter().enumerate() {
+        Mock::given(method("POST"))
+            .and(path(format.endpoint.as_str()))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json((format.answer)(index + 1, call)),
+            )
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(index + 2).unwrap())
+            .mount(&server)
+            .await;
+    }
+    let fx = Fixture::new();
+    let mut add = fx.cmd();
+    add.args(["connections", "add", "mock", "--format", format.name])
+        .args(["--model", MODEL, "--base-url", &server.uri()]);
+    assert!(run_cmd(add).await.status.success());
+    let mut run = fx.cmd();
+    run.args(["run", "--chat", CHAT, "--connection", "mock", "--json"]);
+    let output = run_cmd(run).await;
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let journal = fx.events_jsonl(&run_id_of(&output.stderr));
+    let failed: Value = journal
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|e| e["type"] == "model_call_attempt_failed")
+        .unwrap();
+    assert_eq!(failed["payload"]["code"], "model.overloaded", "{failed}");
+    assert_eq!(failed["payload"]["willRetry"], true);
+    assert!(journal.contains("\"model_call_retry_scheduled\""));
+    assert_eq!(server.received_requests().await.unwrap().len(), 4);
+}
