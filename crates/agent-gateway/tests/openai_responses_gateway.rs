@@ -14,7 +14,7 @@ use agent_domain::model::{
     TokenUsage,
 };
 use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId};
-use agent_gateway::openai_responses::NATIVE;
+use agent_gateway::openai_responses::{NATIVE, is_strict_compatible};
 use agent_gateway::{HttpConnection, HttpModelGateway};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -142,8 +142,22 @@ async fn r01_text_with_reasoning_usage_and_the_request_shape() {
         assert_eq!(wire["name"], json!(tool.alias));
         assert_eq!(wire["description"], json!(tool.description));
         assert_eq!(wire["parameters"], tool.input_schema);
-        assert_eq!(wire["strict"], json!(false));
+        let strict = is_strict_compatible(&tool.input_schema);
+        assert_eq!(wire["strict"], json!(strict), "{}", tool.alias);
     }
+    let strict_of = |alias: &str| {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == alias)
+            .map(|t| t["strict"].clone())
+            .unwrap()
+    };
+    // Optional fields (a line window) rule strict mode out; a closed object without fields
+    // (skill.list) is sent strict.
+    assert_eq!(strict_of("workspace_read_file"), json!(false));
+    assert_eq!(strict_of("skill_list"), json!(true));
 }
 
 #[tokio::test]

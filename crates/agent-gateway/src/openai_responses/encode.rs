@@ -8,7 +8,7 @@ use agent_domain::model::{
 use agent_domain::tool::{ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
-use super::{FORMAT, NATIVE, refuse_session_fields};
+use super::{FORMAT, NATIVE, is_strict_compatible, refuse_session_fields};
 use crate::continuation::Continuation;
 use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
 
@@ -40,8 +40,9 @@ const DROPPED_REASONING_KEYS: &[&str] = &["content"];
 ///   parts and readable reasoning copies are left out.
 /// * Tool messages → one `function_call_output` item per result.
 ///
-/// Tools are flat with `strict: false` (Responses defaults to strict, which the canonical
-/// schemas do not promise to satisfy).
+/// Tools are flat; `strict` is true only for a schema that already meets strict mode's rules
+/// ([`is_strict_compatible`]) and sent as false otherwise (Responses defaults to strict,
+/// which most schemas, with their optional fields, do not satisfy).
 ///
 /// `store` is the connection's mode. A [`Continuation::Chained`] request names its
 /// predecessor in `previous_response_id` and carries only the messages the continuation
@@ -89,7 +90,7 @@ pub fn encode(
                     "description": tool.description,
                     // A deep copy: the canonical schema is never touched by the wire.
                     "parameters": tool.input_schema.clone(),
-                    "strict": false,
+                    "strict": is_strict_compatible(&tool.input_schema),
                 })
             })
             .collect();

@@ -15,9 +15,11 @@
 
 mod decode;
 mod encode;
+mod strict;
 
 pub use decode::decode;
 pub use encode::encode;
+pub use strict::is_strict_compatible;
 
 use agent_application::ports::{ModelError, ModelErrorKind};
 use serde_json::{Map, Value};
