@@ -11,7 +11,7 @@ use agent_domain::model::{
     AgentModelMessage, AgentModelResponse, ModelRole, NativeContinuation, ProviderContinuation,
     ProviderState,
 };
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 /// The code of a continuation the adapter cannot use (a missing or out-of-range cursor, a
 /// chained session without a response id).
@@ -50,6 +50,63 @@ impl Continuation<'_> {
             Self::Full => None,
             Self::Chained { previous_id, .. } => Some(previous_id),
         }
+    }
+}
+
+/// The session fields of a format whose server can keep the conversation (`store`) and
+/// chain a request onto an earlier answer: the connection's `store` parameter picks the
+/// mode; the predecessor field is the adapter's alone (it comes from the provider state);
+/// `background` answers (they return before the model has) are not spoken.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionFields {
+    /// The format name errors start with (`openai-responses`).
+    pub format: &'static str,
+    /// The body field naming the predecessor (`previous_response_id`).
+    pub previous: &'static str,
+    /// What the format calls one answer, for messages (`responses`).
+    pub answers: &'static str,
+}
+
+impl SessionFields {
+    /// `true` for the stateful mode (`store: true` among the connection's params); refuses a
+    /// non-boolean `store` and the fields [`refuse`](Self::refuse) refuses.
+    pub fn stateful(&self, params: &Map<String, Value>) -> Result<bool, ModelError> {
+        self.refuse(params)?;
+        match params.get("store") {
+            None | Some(Value::Bool(false)) => Ok(false),
+            Some(Value::Bool(true)) => Ok(true),
+            Some(other) => {
+                Err(self.refused(&format!("`store` must be true or false, not {other}")))
+            }
+        }
+    }
+
+    /// Refuses body fields (a connection's params or a request's extras) that would take the
+    /// session out of the adapter's hands.
+    pub fn refuse(&self, fields: &Map<String, Value>) -> Result<(), ModelError> {
+        if fields.contains_key(self.previous) {
+            return Err(self.refused(&format!(
+                "`{}` is set by the adapter from the provider state",
+                self.previous
+            )));
+        }
+        if fields
+            .get("background")
+            .is_some_and(|b| b != &Value::Bool(false))
+        {
+            return Err(self.refused(&format!("`background` {} are not supported", self.answers)));
+        }
+        Ok(())
+    }
+
+    /// `model.format_unsupported`, prefixed with the format.
+    pub fn refused(&self, what: &str) -> ModelError {
+        let mut error = ModelError::new(
+            ModelErrorKind::InvalidRequest,
+            format!("{}: {what}", self.format),
+        );
+        error.code = "model.format_unsupported";
+        error
     }
 }
 

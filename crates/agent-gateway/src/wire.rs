@@ -7,7 +7,9 @@
 
 use agent_application::ports::{ModelError, ModelErrorKind};
 use agent_domain::ErrorCode;
-use agent_domain::model::{AgentModelContentPart, AgentModelMessage, check_transcript};
+use agent_domain::model::{
+    AgentModelContentPart, AgentModelMessage, GenerationParameters, check_transcript,
+};
 use agent_domain::tool::{ToolCallDecodeError, ToolCallDecoder, ToolChoice};
 use serde_json::{Map, Value, json};
 
@@ -145,6 +147,43 @@ pub(crate) fn string_arguments(arguments: &Value) -> String {
         Value::String(raw) => raw.clone(),
         other => other.to_string(),
     }
+}
+
+/// The names a format gives the portable sampling settings. `temperature` is spelt alike
+/// everywhere; `None` marks a setting the format has no field for (or fills elsewhere).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SamplingNames {
+    pub top_p: &'static str,
+    pub max_tokens: Option<&'static str>,
+    /// `None`: the format has no stop sequences, and a request with some is refused rather
+    /// than silently changed.
+    pub stop: Option<&'static str>,
+}
+
+/// Writes temperature, top-p, the output limit and stop sequences (each only when set) into
+/// `out` under the format's `names`.
+pub(crate) fn insert_sampling(
+    params: &GenerationParameters,
+    names: SamplingNames,
+    out: &mut Map<String, Value>,
+    format: &str,
+) -> Result<(), ModelError> {
+    if let Some(t) = params.temperature {
+        out.insert("temperature".into(), json!(t));
+    }
+    if let Some(p) = params.top_p {
+        out.insert(names.top_p.into(), json!(p));
+    }
+    if let (Some(max), Some(field)) = (params.max_output_tokens, names.max_tokens) {
+        out.insert(field.into(), json!(max));
+    }
+    if !params.stop.is_empty() {
+        let Some(field) = names.stop else {
+            return Err(unsupported(format, "stop sequences"));
+        };
+        out.insert(field.into(), json!(params.stop));
+    }
+    Ok(())
 }
 
 /// Mints call ids for a provider that sends none: `<prefix>_<stem>_<n>`, `n` being the

@@ -20,6 +20,25 @@ pub enum ReasoningEffort {
     High,
 }
 
+impl ReasoningEffort {
+    /// The wire name (`none`, `minimal`, `low`, `medium`, `high`): OpenAI's `reasoning_effort`
+    /// and Gemini's `thinkingLevel` spell efforts alike.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
+
+    /// The level to ask for when thinking is on: every effort but `None`.
+    pub fn thinking_level(self) -> Option<&'static str> {
+        (self != Self::None).then(|| self.as_str())
+    }
+}
+
 /// Sampling and length settings. Unset fields leave the provider's defaults alone.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

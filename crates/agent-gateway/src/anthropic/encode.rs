@@ -93,7 +93,7 @@ pub fn encode(
             wire::tool_choice(&request.tool_choice, &decoder, choice_shape)?,
         );
     }
-    encode_parameters(&request.parameters, &mut body);
+    encode_parameters(&request.parameters, &mut body)?;
     body.insert("stream".into(), json!(false));
     wire::merge_params(
         &mut body,
@@ -131,22 +131,25 @@ fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
     }
 }
 
-fn encode_parameters(params: &GenerationParameters, body: &mut Map<String, Value>) {
-    if let Some(t) = params.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = params.top_p {
-        body.insert("top_p".into(), json!(p));
-    }
-    if !params.stop.is_empty() {
-        body.insert("stop_sequences".into(), json!(params.stop));
-    }
+/// Sampling settings (`max_tokens` is filled by [`encode`], which always sends one) and a
+/// thinking budget.
+fn encode_parameters(
+    params: &GenerationParameters,
+    body: &mut Map<String, Value>,
+) -> Result<(), ModelError> {
+    let names = wire::SamplingNames {
+        top_p: "top_p",
+        max_tokens: None,
+        stop: Some("stop_sequences"),
+    };
+    wire::insert_sampling(params, names, body, FORMAT)?;
     if let Some(budget) = params.reasoning_budget_tokens {
         body.insert(
             "thinking".into(),
             json!({"type": "enabled", "budget_tokens": budget}),
         );
     }
+    Ok(())
 }
 
 fn text_block(text: &str) -> Value {

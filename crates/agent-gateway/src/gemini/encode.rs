@@ -121,7 +121,7 @@ pub fn encode(
             json!({"functionCallingConfig": wire::tool_choice(&request.tool_choice, &decoder, choice_shape)?}),
         );
     }
-    let mut config = generation_config(&request.parameters);
+    let mut config = generation_config(&request.parameters)?;
     for params in [connection_params, &request.parameters.extra] {
         if let Some(Value::Object(extra)) = params.get("generationConfig") {
             config.extend(extra.clone());
@@ -214,27 +214,17 @@ fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
 
 /// `temperature`, `topP`, `maxOutputTokens`, `stopSequences` and `thinkingConfig` (a budget
 /// as `thinkingBudget`, else an effort as `thinkingLevel`; never both).
-fn generation_config(params: &GenerationParameters) -> Map<String, Value> {
+fn generation_config(params: &GenerationParameters) -> Result<Map<String, Value>, ModelError> {
     let mut config = Map::new();
-    if let Some(t) = params.temperature {
-        config.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = params.top_p {
-        config.insert("topP".into(), json!(p));
-    }
-    if let Some(max) = params.max_output_tokens {
-        config.insert("maxOutputTokens".into(), json!(max));
-    }
-    if !params.stop.is_empty() {
-        config.insert("stopSequences".into(), json!(params.stop));
-    }
-    let level = match params.reasoning_effort {
-        Some(ReasoningEffort::Minimal) => Some("minimal"),
-        Some(ReasoningEffort::Low) => Some("low"),
-        Some(ReasoningEffort::Medium) => Some("medium"),
-        Some(ReasoningEffort::High) => Some("high"),
-        _ => None,
+    let names = wire::SamplingNames {
+        top_p: "topP",
+        max_tokens: Some("maxOutputTokens"),
+        stop: Some("stopSequences"),
     };
+    wire::insert_sampling(params, names, &mut config, FORMAT)?;
+    let level = params
+        .reasoning_effort
+        .and_then(ReasoningEffort::thinking_level);
     if let Some(budget) = params.reasoning_budget_tokens {
         config.insert(
             "thinkingConfig".into(),
@@ -246,7 +236,7 @@ fn generation_config(params: &GenerationParameters) -> Map<String, Value> {
             json!({"thinkingLevel": level, "includeThoughts": true}),
         );
     }
-    config
+    Ok(config)
 }
 
 /// A user message as parts: text (empty text left out), resource lines and media.

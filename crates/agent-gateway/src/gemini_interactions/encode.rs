@@ -11,7 +11,7 @@ use agent_domain::model::{
 use agent_domain::tool::{AgentModelTool, ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
-use super::{FORMAT, NATIVE, refuse_session_fields, refused};
+use super::{FORMAT, NATIVE, SESSION};
 use crate::continuation::Continuation;
 use crate::gemini::openapi_schema;
 use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
@@ -68,11 +68,10 @@ pub fn encode(
     store: bool,
     continuation: Continuation<'_>,
 ) -> Result<Value, ModelError> {
-    refuse_session_fields(&request.parameters.extra)?;
+    SESSION.refuse(&request.parameters.extra)?;
     if continuation.previous_id().is_some() && !store {
-        return Err(refused(
-            "a chained request needs `store: true` (nothing was stored to chain onto)",
-        ));
+        return Err(SESSION
+            .refused("a chained request needs `store: true` (nothing was stored to chain onto)"));
     }
     check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
@@ -123,7 +122,7 @@ pub fn encode(
         body.insert("system_instruction".into(), json!(system));
     }
     body.insert("input".into(), Value::Array(input));
-    let mut config = generation_config(&request.parameters);
+    let mut config = generation_config(&request.parameters)?;
     if !request.tools.is_empty() {
         let tools = request.tools.iter().map(encode_tool).collect();
         body.insert("tools".into(), Value::Array(tools));
@@ -184,32 +183,22 @@ fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
 
 /// `temperature`, `top_p`, `max_output_tokens`, `stop_sequences`, and a `thinking_level`
 /// (with `thinking_summaries: "auto"`, so the thoughts come back readable) from the effort.
-fn generation_config(params: &GenerationParameters) -> Map<String, Value> {
+fn generation_config(params: &GenerationParameters) -> Result<Map<String, Value>, ModelError> {
     let mut config = Map::new();
-    if let Some(t) = params.temperature {
-        config.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = params.top_p {
-        config.insert("top_p".into(), json!(p));
-    }
-    if let Some(max) = params.max_output_tokens {
-        config.insert("max_output_tokens".into(), json!(max));
-    }
-    if !params.stop.is_empty() {
-        config.insert("stop_sequences".into(), json!(params.stop));
-    }
-    let level = match params.reasoning_effort {
-        Some(ReasoningEffort::Minimal) => Some("minimal"),
-        Some(ReasoningEffort::Low) => Some("low"),
-        Some(ReasoningEffort::Medium) => Some("medium"),
-        Some(ReasoningEffort::High) => Some("high"),
-        _ => None,
+    let names = wire::SamplingNames {
+        top_p: "top_p",
+        max_tokens: Some("max_output_tokens"),
+        stop: Some("stop_sequences"),
     };
+    wire::insert_sampling(params, names, &mut config, FORMAT)?;
+    let level = params
+        .reasoning_effort
+        .and_then(ReasoningEffort::thinking_level);
     if let Some(level) = level {
         config.insert("thinking_level".into(), json!(level));
         config.insert("thinking_summaries".into(), json!("auto"));
     }
-    config
+    Ok(config)
 }
 
 /// A user message as content: text (empty text left out), resource lines and media.

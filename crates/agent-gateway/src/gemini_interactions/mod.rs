@@ -32,8 +32,10 @@ mod encode;
 pub use decode::decode;
 pub use encode::encode;
 
-use agent_application::ports::{ModelError, ModelErrorKind};
+use agent_application::ports::ModelError;
 use serde_json::{Map, Value};
+
+use crate::continuation::SessionFields;
 
 /// Provider of the native parts holding an interaction's model steps verbatim, and
 /// producer of the reasoning parts read from `thought` steps.
@@ -49,48 +51,20 @@ const MINTED_ID: &str = "interactionsMintedId";
 /// The format name in error messages.
 const FORMAT: &str = "Gemini Interactions";
 
+/// The session fields of Interactions.
+pub(crate) const SESSION: SessionFields = SessionFields {
+    format: "gemini-interactions",
+    previous: "previous_interaction_id",
+    answers: "interactions",
+};
+
 /// Whether a connection asks for the stateful mode (`store: true` among its params).
 ///
 /// Refuses what would take the session out of the adapter's hands: a non-boolean `store`,
 /// a `previous_interaction_id` of its own (the adapter chains interactions from the
 /// provider state), and `background` interactions (they answer before the model has).
-pub fn mode(params: &Map<String, Value>) -> Result<Stateful, ModelError> {
-    refuse_session_fields(params)?;
-    match params.get("store") {
-        None | Some(Value::Bool(false)) => Ok(false),
-        Some(Value::Bool(true)) => Ok(true),
-        Some(other) => Err(refused(&format!(
-            "`store` must be true or false, not {other}"
-        ))),
-    }
-}
-
-/// `true` for the stateful mode.
-pub type Stateful = bool;
-
-/// Refuses body fields that would take the session out of the adapter's hands.
-fn refuse_session_fields(fields: &Map<String, Value>) -> Result<(), ModelError> {
-    if fields.contains_key("previous_interaction_id") {
-        return Err(refused(
-            "`previous_interaction_id` is set by the adapter from the provider state",
-        ));
-    }
-    if fields
-        .get("background")
-        .is_some_and(|b| b != &Value::Bool(false))
-    {
-        return Err(refused("`background` interactions are not supported"));
-    }
-    Ok(())
-}
-
-fn refused(what: &str) -> ModelError {
-    let mut error = ModelError::new(
-        ModelErrorKind::InvalidRequest,
-        format!("gemini-interactions: {what}"),
-    );
-    error.code = "model.format_unsupported";
-    error
+pub fn mode(params: &Map<String, Value>) -> Result<bool, ModelError> {
+    SESSION.stateful(params)
 }
 
 #[cfg(test)]

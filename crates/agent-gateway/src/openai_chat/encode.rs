@@ -67,7 +67,7 @@ pub fn encode(
             wire::tool_choice(&request.tool_choice, &decoder, choice_shape)?,
         );
     }
-    encode_parameters(&request.parameters, dialect, &mut body);
+    encode_parameters(&request.parameters, dialect, &mut body)?;
     body.insert("stream".into(), json!(false));
     wire::merge_params(
         &mut body,
@@ -92,22 +92,14 @@ fn encode_parameters(
     params: &GenerationParameters,
     dialect: Dialect,
     body: &mut Map<String, Value>,
-) {
-    if let Some(t) = params.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = params.top_p {
-        body.insert("top_p".into(), json!(p));
-    }
-    if let Some(max) = params.max_output_tokens {
-        body.insert(dialect.max_tokens_field().into(), json!(max));
-    }
-    if !params.stop.is_empty() {
-        body.insert("stop".into(), json!(params.stop));
-    }
-    let effort = params
-        .reasoning_effort
-        .and_then(|e| serde_json::to_value(e).ok());
+) -> Result<(), ModelError> {
+    let names = wire::SamplingNames {
+        top_p: "top_p",
+        max_tokens: Some(dialect.max_tokens_field()),
+        stop: Some("stop"),
+    };
+    wire::insert_sampling(params, names, body, FORMAT)?;
+    let effort = params.reasoning_effort.map(|e| json!(e.as_str()));
     match dialect {
         Dialect::Openai => {
             if let Some(effort) = effort {
@@ -129,6 +121,7 @@ fn encode_parameters(
         // DeepSeek switches thinking by model; generic servers have no common knob.
         Dialect::Deepseek | Dialect::Generic => {}
     }
+    Ok(())
 }
 
 fn encode_message(

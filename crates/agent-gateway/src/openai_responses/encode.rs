@@ -3,12 +3,12 @@
 use agent_application::ports::ModelError;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelRequest, GenerationParameters, MediaData,
-    ModelRole,
+    ModelRole, ReasoningEffort,
 };
 use agent_domain::tool::{ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
-use super::{FORMAT, NATIVE, is_strict_compatible, refuse_session_fields};
+use super::{FORMAT, NATIVE, SESSION, is_strict_compatible};
 use crate::continuation::Continuation;
 use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
 
@@ -54,7 +54,7 @@ pub fn encode(
     store: bool,
     continuation: Continuation<'_>,
 ) -> Result<Value, ModelError> {
-    refuse_session_fields(&request.parameters.extra)?;
+    SESSION.refuse(&request.parameters.extra)?;
     check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut instructions = Vec::new();
@@ -132,22 +132,13 @@ fn encode_parameters(
     params: &GenerationParameters,
     body: &mut Map<String, Value>,
 ) -> Result<(), ModelError> {
-    if let Some(t) = params.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = params.top_p {
-        body.insert("top_p".into(), json!(p));
-    }
-    if let Some(max) = params.max_output_tokens {
-        body.insert("max_output_tokens".into(), json!(max));
-    }
-    if !params.stop.is_empty() {
-        return Err(unsupported("stop sequences"));
-    }
-    if let Some(effort) = params
-        .reasoning_effort
-        .and_then(|e| serde_json::to_value(e).ok())
-    {
+    let names = wire::SamplingNames {
+        top_p: "top_p",
+        max_tokens: Some("max_output_tokens"),
+        stop: None,
+    };
+    wire::insert_sampling(params, names, body, FORMAT)?;
+    if let Some(effort) = params.reasoning_effort.map(ReasoningEffort::as_str) {
         body.insert("reasoning".into(), json!({"effort": effort}));
     }
     Ok(())

@@ -21,8 +21,10 @@ pub use decode::decode;
 pub use encode::encode;
 pub use strict::is_strict_compatible;
 
-use agent_application::ports::{ModelError, ModelErrorKind};
+use agent_application::ports::ModelError;
 use serde_json::{Map, Value};
+
+use crate::continuation::SessionFields;
 
 /// Provider of the native parts holding Responses output items (reasoning items) verbatim.
 pub const NATIVE: &str = "openai_responses";
@@ -30,48 +32,20 @@ pub const NATIVE: &str = "openai_responses";
 /// The format name in error messages.
 const FORMAT: &str = "Responses";
 
+/// The session fields of Responses.
+pub(crate) const SESSION: SessionFields = SessionFields {
+    format: "openai-responses",
+    previous: "previous_response_id",
+    answers: "responses",
+};
+
 /// Whether a connection asks for the stateful mode (`store: true` among its params).
 /// Refuses what this adapter does not speak: a `ws://`/`wss://` base URL, `background`, a
 /// non-boolean `store`, and a `previous_response_id` of its own (the adapter chains
 /// responses itself).
-pub fn mode(base_url: &str, params: &Map<String, Value>) -> Result<Stateful, ModelError> {
+pub fn mode(base_url: &str, params: &Map<String, Value>) -> Result<bool, ModelError> {
     if base_url.starts_with("ws://") || base_url.starts_with("wss://") {
-        return Err(refused("the WebSocket transport is not supported yet"));
+        return Err(SESSION.refused("the WebSocket transport is not supported yet"));
     }
-    refuse_session_fields(params)?;
-    match params.get("store") {
-        None | Some(Value::Bool(false)) => Ok(false),
-        Some(Value::Bool(true)) => Ok(true),
-        Some(other) => Err(refused(&format!(
-            "`store` must be true or false, not {other}"
-        ))),
-    }
-}
-
-/// `true` for the stateful mode.
-pub type Stateful = bool;
-
-/// Refuses body fields that would take the session out of the adapter's hands.
-fn refuse_session_fields(fields: &Map<String, Value>) -> Result<(), ModelError> {
-    if fields.contains_key("previous_response_id") {
-        return Err(refused(
-            "`previous_response_id` is set by the adapter from the provider state",
-        ));
-    }
-    if fields
-        .get("background")
-        .is_some_and(|b| b != &Value::Bool(false))
-    {
-        return Err(refused("`background` responses are not supported"));
-    }
-    Ok(())
-}
-
-fn refused(what: &str) -> ModelError {
-    let mut error = ModelError::new(
-        ModelErrorKind::InvalidRequest,
-        format!("openai-responses: {what}"),
-    );
-    error.code = "model.format_unsupported";
-    error
+    SESSION.stateful(params)
 }
