@@ -62,10 +62,6 @@ async fn generate_once(
     generate_once_at(MESSAGES_PATH, gateway, response).await
 }
 
-fn read_file() -> ToolId {
-    ToolId::builtin("workspace.read_file").unwrap()
-}
-
 /// Round one answers with `first`; round two sends the calls' results (or, without
 /// calls, a user follow-up) back. Returns the first response and the second request body.
 async fn replay_round(first: Value, budget: Option<u32>) -> (AgentModelResponse, Value) {

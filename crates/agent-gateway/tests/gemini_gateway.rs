@@ -16,7 +16,7 @@ use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
     TokenUsage,
 };
-use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId, ToolInvocation};
+use agent_domain::tool::{AgentToolResult, ToolChoice, ToolInvocation};
 use agent_gateway::gemini::{self, SchemaMode};
 use agent_gateway::{HttpConnection, HttpModelGateway};
 use pretty_assertions::assert_eq;
@@ -73,23 +73,6 @@ async fn generate_once(
     response: ResponseTemplate,
 ) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
     generate_once_at(&gemini_path(MODEL), gateway, response).await
-}
-
-fn read_file() -> ToolId {
-    ToolId::builtin("workspace.read_file").unwrap()
-}
-
-fn results_for(calls: &[&ToolInvocation]) -> Vec<AgentModelMessage> {
-    calls
-        .iter()
-        .map(|c| {
-            AgentModelMessage::tool_result(AgentToolResult::success(
-                c,
-                format!("result of {}", c.call_id),
-                Value::Null,
-            ))
-        })
-        .collect()
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
     ReasoningEffort, TokenUsage,
 };
-use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId, ToolInvocation};
+use agent_domain::tool::{AgentToolResult, ToolChoice, ToolInvocation};
 use agent_gateway::continuation::Continuation;
 use agent_gateway::gemini_interactions::{self, NATIVE};
 use agent_gateway::{FORMAT_GEMINI_INTERACTIONS, HttpConnection, HttpModelGateway};
@@ -125,27 +125,6 @@ async fn generate_once(
     response: ResponseTemplate,
 ) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
     generate_once_at(INTERACTIONS_PATH, gateway, response).await
-}
-
-fn read_file() -> ToolId {
-    ToolId::builtin("workspace.read_file").unwrap()
-}
-
-fn write_file() -> ToolId {
-    ToolId::builtin("workspace.write_file").unwrap()
-}
-
-fn results_for(calls: &[&ToolInvocation]) -> Vec<AgentModelMessage> {
-    calls
-        .iter()
-        .map(|c| {
-            AgentModelMessage::tool_result(AgentToolResult::success(
-                c,
-                format!("result of {}", c.call_id),
-                Value::Null,
-            ))
-        })
-        .collect()
 }
 
 /// The `input` steps of a request body.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
 use agent_domain::model::{AgentModelMessage, AgentModelResponse, FinishReason, TokenUsage};
-use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId};
+use agent_domain::tool::{AgentToolResult, ToolChoice};
 use agent_gateway::http::HttpTimeouts;
 use agent_gateway::openai_chat::Dialect;
 use agent_gateway::{HttpConnection, HttpModelGateway};
@@ -57,10 +57,6 @@ async fn generate_once(
     dialect: Dialect,
 ) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
     generate_once_at(CHAT_PATH, |server| gateway(server, dialect), response).await
-}
-
-fn read_file() -> ToolId {
-    ToolId::builtin("workspace.read_file").unwrap()
 }
 
 #[tokio::test]

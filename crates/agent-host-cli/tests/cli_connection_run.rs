@@ -194,6 +194,24 @@ async fn run_cmd(mut cmd: assert_cmd::Command) -> std::process::Output {
         .unwrap()
 }
 
+/// Saves connection `name` (`--model` and `--base-url` given, plus `extra` arguments) and
+/// checks it was saved.
+async fn add_connection(
+    fx: &Fixture,
+    name: &str,
+    format: &str,
+    model: &str,
+    base_url: &str,
+    extra: &[&str],
+) {
+    let mut add = fx.cmd();
+    add.args(["connections", "add", name, "--format", format])
+        .args(["--model", model, "--base-url", base_url])
+        .args(extra);
+    let added = run_cmd(add).await;
+    assert!(added.status.success(), "{added:?}");
+}
+
 /// Every file under `dir` that contains `needle`.
 fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -215,14 +233,10 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 async fn completes_a_run(format: Format, extra: &[&str]) -> Vec<Request> {
     let server = mock_provider(&format).await;
     let fx = Fixture::new();
-    let mut add = fx.cmd();
-    add.args(["connections", "add", "mock", "--format", format.name])
-        .args(["--model", MODEL, "--api-key-env", KEY_ENV])
-        .arg("--base-url")
-        .arg(format!("{}{}", server.uri(), format.base_suffix));
-    add.args(extra);
-    let added = run_cmd(add).await;
-    assert!(added.status.success(), "{added:?}");
+    let base_url = format!("{}{}", server.uri(), format.base_suffix);
+    let mut args = vec!["--api-key-env", KEY_ENV];
+    args.extend_from_slice(extra);
+    add_connection(&fx, "mock", format.name, MODEL, &base_url, &args).await;
 
     let mut run = fx.cmd();
     run.env(KEY_ENV, KEY)
@@ -392,11 +406,8 @@ async fn gemini_interactions_completes_a_run() {
 async fn an_unset_key_variable_is_refused_before_any_run() {
     let server = mock_provider(&anthropic()).await;
     let fx = Fixture::new();
-    let mut add = fx.cmd();
-    add.args(["connections", "add", "mock", "--format", "anthropic"])
-        .args(["--model", MODEL, "--api-key-env", KEY_ENV])
-        .args(["--base-url", &server.uri()]);
-    assert!(run_cmd(add).await.status.success());
+    let with_key = ["--api-key-env", KEY_ENV];
+    add_connection(&fx, "mock", "anthropic", MODEL, &server.uri(), &with_key).await;
     let mut run = fx.cmd();
     run.env_remove(KEY_ENV)
         .args(["run", "--chat", CHAT, "--connection", "mock"]);
@@ -425,16 +436,17 @@ async fn a_profile_bound_to_a_connection_uses_it_and_its_model_id() {
     let format = anthropic();
     let server = mock_provider(&format).await;
     let fx = Fixture::new();
-    let mut add = fx.cmd();
-    add.args(["connections", "add", "main", "--format", "anthropic"])
-        .args([
-            "--model",
-            "connection-default-model",
-            "--api-key-env",
-            KEY_ENV,
-        ])
-        .args(["--base-url", &server.uri()]);
-    assert!(run_cmd(add).await.status.success());
+    let with_key = ["--api-key-env", KEY_ENV];
+    let default_model = "connection-default-model";
+    add_connection(
+        &fx,
+        "main",
+        "anthropic",
+        default_model,
+        &server.uri(),
+        &with_key,
+    )
+    .await;
     let mut show = fx.cmd();
     show.args(["profiles", "show", "default-writer", "--json"]);
     let mut profile: Value = serde_json::from_slice(&run_cmd(show).await.stdout).unwrap();
@@ -479,12 +491,9 @@ async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
         .mount(&server)
         .await;
     let fx = Fixture::new();
-    let mut add = fx.cmd();
-    add.args(["connections", "add", "mock", "--format", "openai-chat"])
-        .args(["--model", MODEL, "--api-key-env", KEY_ENV])
-        .arg("--base-url")
-        .arg(format!("{}/v1", server.uri()));
-    assert!(run_cmd(add).await.status.success());
+    let base_url = format!("{}/v1", server.uri());
+    let with_key = ["--api-key-env", KEY_ENV];
+    add_connection(&fx, "mock", "openai-chat", MODEL, &base_url, &with_key).await;
     let mut run = fx.cmd();
     run.env(KEY_ENV, KEY)
         .args(["run", "--chat", CHAT, "--connection", "mock", "--json"]);
@@ -532,10 +541,7 @@ async fn an_overloaded_provider_is_retried_and_the_run_completes() {
             .await;
     }
     let fx = Fixture::new();
-    let mut add = fx.cmd();
-    add.args(["connections", "add", "mock", "--format", format.name])
-        .args(["--model", MODEL, "--base-url", &server.uri()]);
-    assert!(run_cmd(add).await.status.success());
+    add_connection(&fx, "mock", format.name, MODEL, &server.uri(), &[]).await;
     let mut run = fx.cmd();
     run.args(["run", "--chat", CHAT, "--connection", "mock", "--json"]);
     let output = run_cmd(run).await;

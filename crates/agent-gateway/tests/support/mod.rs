@@ -13,8 +13,8 @@ use agent_domain::model::{
 use agent_domain::profile::{ProfileSource, default_writer, resolve};
 use agent_domain::run::{InvocationId, RunId};
 use agent_domain::tool::{
-    AgentModelTool, ExitPolicy, SnapshotInputs, ToolChoice, ToolTurnContract, builtin_catalog,
-    compile_snapshot,
+    AgentModelTool, AgentToolResult, ExitPolicy, SnapshotInputs, ToolChoice, ToolId,
+    ToolInvocation, ToolTurnContract, builtin_catalog, compile_snapshot,
 };
 use serde_json::Value;
 use wiremock::matchers::{method, path};
@@ -59,6 +59,30 @@ pub fn call(messages: Vec<AgentModelMessage>, round: u32) -> ModelCall {
             parameters: GenerationParameters::default(),
         },
     }
+}
+
+/// The id of `workspace.read_file`.
+pub fn read_file() -> ToolId {
+    ToolId::builtin("workspace.read_file").unwrap()
+}
+
+/// The id of `workspace.write_file`.
+pub fn write_file() -> ToolId {
+    ToolId::builtin("workspace.write_file").unwrap()
+}
+
+/// A successful result for each call, in order (`result of <call id>`).
+pub fn results_for(calls: &[&ToolInvocation]) -> Vec<AgentModelMessage> {
+    calls
+        .iter()
+        .map(|c| {
+            AgentModelMessage::tool_result(AgentToolResult::success(
+                c,
+                format!("result of {}", c.call_id),
+                Value::Null,
+            ))
+        })
+        .collect()
 }
 
 /// The opening of every conversation.
