@@ -53,13 +53,16 @@ enum Format {
 
 impl Format {
     /// What the continuation of a call in this format records (see [`continuation`]).
-    fn answered(self, name: &str, message_count: usize) -> Answered<'_> {
+    ///
+    /// `thinking`: the request asked for extended thinking, so an Anthropic turn's tool
+    /// calls need their thinking block.
+    fn answered(self, name: &str, message_count: usize, thinking: bool) -> Answered<'_> {
         let (source, native, calls_need_native, chained) = match self {
             Self::OpenaiChat => ("custom", None, false, false),
             Self::OpenaiResponses { stateful } => {
                 ("openai", Some(openai_responses::NATIVE), false, stateful)
             }
-            Self::Anthropic => ("claude", Some(anthropic::NATIVE), false, false),
+            Self::Anthropic => ("claude", Some(anthropic::NATIVE), thinking, false),
             Self::Gemini => ("makersuite", Some(gemini::NATIVE), true, false),
             Self::GeminiInteractions { stateful } => (
                 "makersuite",
@@ -369,9 +372,11 @@ impl ModelGateway for HttpModelGateway {
             }
         }?;
         response.message.stamp_native_model(model);
-        let answered = self
-            .format
-            .answered(&self.connection.format, request.messages.len());
+        let answered = self.format.answered(
+            &self.connection.format,
+            request.messages.len(),
+            anthropic::thinking_requested(&request.parameters, params),
+        );
         response.provider_state = Some(continuation::next_state(
             &request.provider_state,
             &answered,

@@ -771,3 +771,48 @@ async fn thinking_goes_back_only_to_the_model_that_wrote_it() {
         "another model: the thinking block is left out"
     );
 }
+
+/// With thinking on, Anthropic refuses a tool loop whose assistant turn lost its thinking
+/// block; a response whose calls arrive without one fails fast instead of one round later.
+/// Without thinking, calls stand on their own.
+#[tokio::test]
+async fn tool_calls_without_thinking_fail_fast_only_when_thinking_was_asked_for() {
+    let bare = message(
+        "msg_bare",
+        json!([tool_use(
+            "toolu_b",
+            "workspace_read_file",
+            json!({"path": "output/main.md"})
+        )]),
+        "tool_use",
+    );
+    for (budget, expected) in [
+        (Some(2048), Err("model.native_metadata_lost")),
+        (None, Ok(())),
+    ] {
+        let server = MockServer::start().await;
+        answer(&server, ok(bare.clone())).await;
+        let mut request = call(opening(), 1);
+        request.request.parameters.reasoning_budget_tokens = budget;
+        let result = gateway(&server).generate(request).await;
+        assert_eq!(
+            result.map(|_| ()).map_err(|e| e.code),
+            expected,
+            "budget {budget:?}"
+        );
+    }
+    let mut thinking_param = connection(&MockServer::start().await);
+    thinking_param.params.insert(
+        "thinking".into(),
+        json!({"type": "enabled", "budget_tokens": 1024}),
+    );
+    let server = MockServer::start().await;
+    answer(&server, ok(bare)).await;
+    thinking_param.base_url = server.uri();
+    let error = HttpModelGateway::new(thinking_param)
+        .unwrap()
+        .generate(call(opening(), 1))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, "model.native_metadata_lost");
+}

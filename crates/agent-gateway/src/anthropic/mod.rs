@@ -32,3 +32,22 @@ const THINKING_TYPES: &[&str] = &["thinking", "redacted_thinking"];
 
 /// The format name in error messages.
 const FORMAT: &str = "Anthropic Messages";
+
+/// Whether a request asks for extended thinking: a reasoning budget (encoded as
+/// `thinking: {type: enabled}`) or a `thinking` body field from the connection or the
+/// request's extras whose `type` is not `disabled`. With thinking on, Anthropic refuses a
+/// tool loop whose assistant turn lost its thinking block, so a response whose tool calls
+/// come without one cannot be continued.
+pub fn thinking_requested(
+    parameters: &agent_domain::model::GenerationParameters,
+    connection_params: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
+    let field = parameters
+        .extra
+        .get("thinking")
+        .or_else(|| connection_params.get("thinking"));
+    match field {
+        Some(thinking) => thinking.get("type").and_then(|t| t.as_str()) != Some("disabled"),
+        None => parameters.reasoning_budget_tokens.is_some(),
+    }
+}

@@ -103,6 +103,11 @@ enum Publish {
     Done,
 }
 
+/// The longest a provider's `retry-after` may hold a run: one minute. A provider asking for
+/// more (a daily quota's "try again in 3 hours") gets its retry after a minute instead, so
+/// the run fails within its retry budget rather than sitting silently for hours.
+pub const MAX_RETRY_AFTER_MS: u64 = 60_000;
+
 impl ToolRound {
     fn new(assistant: AgentModelMessage) -> Self {
         Self {
@@ -204,7 +209,8 @@ impl InvocationMachine {
 
     /// The model call of a `CallModel` failed. Retryable errors (rate limits, overload,
     /// transient faults, timeouts) are retried up to `maxRetries` times after
-    /// `max(intervalMs, retryAfterMs)`; anything else ends the invocation.
+    /// `max(intervalMs, retryAfterMs)`, the provider's wait capped at
+    /// [`MAX_RETRY_AFTER_MS`]; anything else ends the invocation.
     pub fn on_model_error(&mut self, error: &ModelError) -> Result<(), MachineError> {
         let Phase::AwaitingModel { attempt } = self.phase else {
             return Err(self.unexpected("a model error"));
@@ -228,7 +234,7 @@ impl InvocationMachine {
             let delay_ms = self
                 .model_retry
                 .interval_ms
-                .max(error.retry_after_ms.unwrap_or(0));
+                .max(error.retry_after_ms.unwrap_or(0).min(MAX_RETRY_AFTER_MS));
             let next_attempt = attempt + 1;
             self.outbox.push(RunEvent::ModelCallRetryScheduled(
                 ModelCallRetryScheduledPayload {

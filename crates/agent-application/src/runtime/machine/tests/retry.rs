@@ -153,3 +153,20 @@ fn zero_retries_means_one_attempt() {
     );
     assert_eq!(world.actions.len(), 2);
 }
+
+#[test]
+fn a_provider_wait_longer_than_a_minute_is_capped() {
+    let mut machine = Fixture::default().machine();
+    let mut world = World::new(vec![
+        Err(model_error(
+            ModelErrorKind::RateLimited,
+            Some(3 * 3_600_000),
+        )),
+        Ok(tools(vec![commit("c1"), finish("c2")])),
+    ]);
+    assert_eq!(world.run(&mut machine), Outcome::Completed);
+    assert_eq!(
+        world.actions[..3],
+        ["call_model r1 a1", "wait r1 a2 60000ms", "call_model r1 a2"]
+    );
+}
