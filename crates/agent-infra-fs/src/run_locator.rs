@@ -158,9 +158,8 @@ impl From<LocateError> for StoreError {
 impl From<LocateError> for WorkspaceError {
     fn from(err: LocateError) -> Self {
         match err {
-            LocateError::UnknownRun(_) | LocateError::BadIndex { .. } => {
-                Self::Integrity(err.to_string())
-            }
+            LocateError::UnknownRun(_) => Self::RunNotFound(err.to_string()),
+            LocateError::BadIndex { .. } => Self::Integrity(err.to_string()),
             LocateError::Io { .. } | LocateError::WorkerLost(_) => Self::Io(err.to_string()),
         }
     }

@@ -472,3 +472,22 @@ async fn runs_are_found_through_the_index_and_unknown_runs_are_fatal() {
     let err = fresh.read(&unknown, &wp("output/a.md")).await.unwrap_err();
     assert!(err.is_fatal(), "{err}");
 }
+
+#[tokio::test]
+async fn an_unknown_run_is_not_found_rather_than_an_integrity_fault() {
+    let (run, store) = initialized().await;
+    let stranger = RunId::parse("run_ffffffffffffffffffffffffffffffff").unwrap();
+    let err = store
+        .read(&stranger, &wp("output/main.md"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, WorkspaceError::RunNotFound(_)), "{err}");
+    assert_eq!(err.code(), "agent.not_found");
+    assert!(
+        err.to_string()
+            .contains("run_ffffffffffffffffffffffffffffffff"),
+        "{err}"
+    );
+    // The known run is unaffected.
+    assert!(store.list(&run.run, None, 1, 10).await.is_ok());
+}

@@ -151,6 +151,9 @@ pub enum WorkspaceError {
     },
     #[error("`{0}` is read-only")]
     ReadOnly(WorkspacePath),
+    /// The run has no workspace: it was never created (or its index record is gone).
+    #[error("{0}")]
+    RunNotFound(String),
     #[error("workspace integrity: {0}")]
     Integrity(String),
     #[error("workspace I/O: {0}")]
@@ -160,7 +163,10 @@ pub enum WorkspaceError {
 impl WorkspaceError {
     /// Whether the run must stop (the workspace itself is unsafe or unreadable).
     pub fn is_fatal(&self) -> bool {
-        matches!(self, Self::Integrity(_) | Self::Io(_))
+        matches!(
+            self,
+            Self::RunNotFound(_) | Self::Integrity(_) | Self::Io(_)
+        )
     }
 }
 
@@ -173,6 +179,7 @@ impl ErrorCode for WorkspaceError {
             Self::AlreadyExists(_) => "workspace.write_requires_read",
             Self::VersionMismatch { .. } => "workspace.write_stale_file",
             Self::ReadOnly(_) => "workspace.path_not_writable",
+            Self::RunNotFound(_) => "agent.not_found",
             Self::Integrity(_) => "workspace.integrity_violation",
             Self::Io(_) => "workspace.io_error",
         }
