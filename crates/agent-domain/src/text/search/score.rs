@@ -35,13 +35,22 @@ thread_local! {
     static LOWERCASE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
-/// Runs `f` on the haystack as tokens are compared against it, without allocating for the
-/// common ASCII case.
+/// Runs `f` on the haystack as tokens are compared against it, without allocating in the
+/// common cases.
+///
+/// ASCII-lowercasing is enough when the haystack is ASCII, and also when every token is:
+/// a non-ASCII character can then only matter if its lowercase form contains ASCII, and
+/// only two do (the Kelvin sign `K` and the dotted capital `İ`); a haystack holding either
+/// takes the full Unicode path. Chats mix scripts, so this keeps Latin queries over CJK or
+/// accented text from lowercasing (and allocating) every message in full.
 fn with_comparable<R>(tokens: &[Token], haystack: &str, f: impl FnOnce(&str) -> R) -> R {
     if !tokens.iter().any(Token::needs_lowercase_haystack) {
         return f(haystack);
     }
-    if !haystack.is_ascii() {
+    let ascii_folding_suffices = haystack.is_ascii()
+        || (tokens.iter().all(|token| token.as_str().is_ascii())
+            && !has_ascii_lowercase_outside_ascii(haystack));
+    if !ascii_folding_suffices {
         return f(&haystack.to_lowercase());
     }
     LOWERCASE.with(|cell| match cell.try_borrow_mut() {
@@ -54,6 +63,15 @@ fn with_comparable<R>(tokens: &[Token], haystack: &str, f: impl FnOnce(&str) -> 
         // Only reachable if `f` itself scored something; fall back to a fresh copy.
         Err(_) => f(&haystack.to_ascii_lowercase()),
     })
+}
+
+/// Whether `text` holds one of the two non-ASCII characters whose lowercase form contains
+/// ASCII: `K` (U+212A, lowercases to `k`) and `İ` (U+0130, to `i` + U+0307). Their UTF-8
+/// lead bytes are looked for first, which rules most texts out with one fast byte scan.
+fn has_ascii_lowercase_outside_ascii(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (bytes.contains(&0xE2) && text.contains('\u{212A}'))
+        || (bytes.contains(&0xC4) && text.contains('\u{130}'))
 }
 
 /// A short excerpt of a chat message for a search hit: the whole text when it has at most

@@ -349,3 +349,14 @@ fn line_search_uses_reading_line_numbers() {
         (1, 2, 2)
     );
 }
+
+#[test]
+fn latin_queries_fold_case_in_mixed_script_text() {
+    assert_score(&chat("lantern"), "北京的 LANTERN 在河边。", 1.0);
+    assert_score(&chat("Lantern"), "ランタン Lanterns glow", 1.0);
+    // The two non-ASCII characters whose lowercase is ASCII still match.
+    assert_score(&chat("kelvin"), "北京 \u{212A}ELVIN", 1.0);
+    // Non-ASCII letters in the query fold with full Unicode rules.
+    assert_score(&chat("café"), "北京 CAFÉ", 1.0);
+    assert_score(&chat("ПРИВЕТ"), "北京 привет", 1.0);
+}
