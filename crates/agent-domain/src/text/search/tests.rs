@@ -356,6 +356,7 @@ fn latin_queries_fold_case_in_mixed_script_text() {
     assert_score(&chat("Lantern"), "ランタン Lanterns glow", 1.0);
     // The two non-ASCII characters whose lowercase is ASCII still match.
     assert_score(&chat("kelvin"), "北京 \u{212A}ELVIN", 1.0);
+    assert_score(&chat("i"), "北京 \u{130}", 1.0);
     // Non-ASCII letters in the query fold with full Unicode rules.
     assert_score(&chat("café"), "北京 CAFÉ", 1.0);
     assert_score(&chat("ПРИВЕТ"), "北京 привет", 1.0);
