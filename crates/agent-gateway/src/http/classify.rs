@@ -267,7 +267,11 @@ fn finish(
     if !note.is_empty() {
         message.push_str(&format!(": {note}"));
     }
-    message.push_str(&format!("; body: {}", redactor.excerpt(&reply.body)));
+    if reply.body.trim().is_empty() {
+        message.push_str(" with an empty body");
+    } else {
+        message.push_str(&format!("; body: {}", redactor.excerpt(&reply.body)));
+    }
     error.code = code;
     error.message = message;
     error.status = Some(reply.status);
@@ -502,5 +506,17 @@ mod tests {
             kind(500, err(500, "INTERNAL", "boom", json!([]))),
             Transient
         );
+    }
+
+    #[test]
+    fn an_empty_error_body_is_said_plainly() {
+        let empty = HttpReply {
+            status: 405,
+            headers: HeaderMap::new(),
+            body: String::new(),
+        };
+        let error = classify_reply(empty, &Redactor::default()).unwrap_err();
+        assert_eq!(error.message, "HTTP 405 with an empty body");
+        assert_eq!(error.kind, ModelErrorKind::InvalidRequest);
     }
 }
