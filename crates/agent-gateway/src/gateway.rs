@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
+use agent_domain::connection::{ConnectionConfig, is_sensitive_header};
 use agent_domain::model::{AgentModelContentPart, AgentModelRequest, AgentModelResponse};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -134,37 +135,14 @@ impl fmt::Debug for HttpConnection {
 }
 
 impl HttpConnection {
-    /// A Chat Completions connection with no key, headers or params.
-    pub fn openai_chat(
+    /// A connection in `format` with no key, headers or params and the generic dialect.
+    pub fn new(
+        format: impl Into<String>,
         base_url: impl Into<String>,
         model: impl Into<String>,
-        dialect: Dialect,
     ) -> Self {
         Self {
-            format: FORMAT_OPENAI_CHAT.to_owned(),
-            base_url: base_url.into(),
-            model: model.into(),
-            api_key: None,
-            headers: Vec::new(),
-            params: Map::new(),
-            dialect,
-        }
-    }
-
-    /// A Responses connection (stateless mode) with no key, headers or params; `base_url`
-    /// includes the version (`https://api.openai.com/v1`).
-    pub fn openai_responses(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            format: FORMAT_OPENAI_RESPONSES.to_owned(),
-            ..Self::anthropic(base_url, model)
-        }
-    }
-
-    /// An Anthropic Messages connection with no key, headers or params. An empty
-    /// `base_url` means [`anthropic::DEFAULT_BASE_URL`].
-    pub fn anthropic(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            format: FORMAT_ANTHROPIC.to_owned(),
+            format: format.into(),
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
@@ -174,22 +152,73 @@ impl HttpConnection {
         }
     }
 
+    /// The connection a saved [`ConnectionConfig`] describes, calling `model_id` when given
+    /// (a profile's binding wins over the connection's default model) with `api_key` (which
+    /// the host reads from the variable `apiKeyEnv` names). The Chat Completions dialect is
+    /// the one the connection names, else the base URL's host decides
+    /// ([`Dialect::for_base_url`]).
+    pub fn from_config(
+        config: &ConnectionConfig,
+        model_id: Option<&str>,
+        api_key: Option<String>,
+    ) -> Self {
+        let base_url = config.effective_base_url();
+        let dialect = config
+            .dialect
+            .as_deref()
+            .and_then(|name| name.parse().ok())
+            .unwrap_or_else(|| Dialect::for_base_url(base_url));
+        Self {
+            api_key,
+            headers: config
+                .headers
+                .iter()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
+            params: config.params.clone(),
+            dialect,
+            ..Self::new(
+                config.format.as_str(),
+                base_url,
+                model_id.unwrap_or(&config.model),
+            )
+        }
+    }
+
+    /// A Chat Completions connection with no key, headers or params.
+    pub fn openai_chat(
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+        dialect: Dialect,
+    ) -> Self {
+        Self {
+            dialect,
+            ..Self::new(FORMAT_OPENAI_CHAT, base_url, model)
+        }
+    }
+
+    /// A Responses connection (stateless mode) with no key, headers or params; `base_url`
+    /// includes the version (`https://api.openai.com/v1`).
+    pub fn openai_responses(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::new(FORMAT_OPENAI_RESPONSES, base_url, model)
+    }
+
+    /// An Anthropic Messages connection with no key, headers or params. An empty
+    /// `base_url` means [`anthropic::DEFAULT_BASE_URL`].
+    pub fn anthropic(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::new(FORMAT_ANTHROPIC, base_url, model)
+    }
+
     /// A Gemini `generateContent` connection with no key, headers or params. An empty
     /// `base_url` means [`gemini::DEFAULT_BASE_URL`].
     pub fn gemini(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            format: FORMAT_GEMINI.to_owned(),
-            ..Self::anthropic(base_url, model)
-        }
+        Self::new(FORMAT_GEMINI, base_url, model)
     }
 
     /// A Gemini Interactions connection (stateless mode) with no key, headers or params. An
     /// empty `base_url` means [`gemini_interactions::DEFAULT_BASE_URL`].
     pub fn gemini_interactions(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            format: FORMAT_GEMINI_INTERACTIONS.to_owned(),
-            ..Self::anthropic(base_url, model)
-        }
+        Self::new(FORMAT_GEMINI_INTERACTIONS, base_url, model)
     }
 
     /// Sets the key.
@@ -200,11 +229,11 @@ impl HttpConnection {
 
     /// Masks the key and any header values that look like credentials.
     fn redactor(&self) -> Redactor {
-        let header_secrets = self.headers.iter().filter_map(|(name, value)| {
-            let name = name.to_ascii_lowercase();
-            (name == "authorization" || name.contains("key") || name.contains("token"))
-                .then(|| value.clone())
-        });
+        let header_secrets = self
+            .headers
+            .iter()
+            .filter(|(name, _)| is_sensitive_header(name))
+            .map(|(_, value)| value.clone());
         Redactor::new(self.api_key.clone().into_iter().chain(header_secrets))
     }
 }
@@ -404,4 +433,64 @@ fn for_model<'a>(request: &'a AgentModelRequest, model: &str) -> Cow<'a, AgentMo
         message.parts.retain(|part| !foreign(part));
     }
     Cow::Owned(own)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_domain::connection::{ConnectionHeader, ProviderFormat};
+    use serde_json::json;
+
+    fn saved(format: ProviderFormat, base_url: Option<&str>) -> ConnectionConfig {
+        let mut config = ConnectionConfig::new("main", format, "default-model");
+        config.base_url = base_url.map(str::to_owned);
+        config
+            .headers
+            .push(ConnectionHeader::new("Proxy-Authorization", "hdr-secret"));
+        config.params.insert("temperature".into(), json!(0.2));
+        config
+    }
+
+    #[test]
+    fn a_saved_connection_maps_onto_the_gateway_connection() {
+        let config = saved(
+            ProviderFormat::OpenaiChat,
+            Some("https://api.deepseek.com/v1"),
+        );
+        let connection = HttpConnection::from_config(&config, None, Some("k".into()));
+        assert_eq!(connection.format, "openai-chat");
+        assert_eq!(connection.base_url, "https://api.deepseek.com/v1");
+        assert_eq!(connection.model, "default-model");
+        assert_eq!(connection.dialect, Dialect::Deepseek, "from the host");
+        assert_eq!(connection.api_key.as_deref(), Some("k"));
+        assert_eq!(connection.params["temperature"], json!(0.2));
+
+        let mut named = config.clone();
+        named.dialect = Some("openrouter".into());
+        let connection = HttpConnection::from_config(&named, Some("profile-model"), None);
+        assert_eq!(connection.dialect, Dialect::Openrouter, "named wins");
+        assert_eq!(
+            connection.model, "profile-model",
+            "the binding's model wins"
+        );
+
+        let defaulted =
+            HttpConnection::from_config(&saved(ProviderFormat::Gemini, None), None, None);
+        assert_eq!(
+            defaulted.base_url,
+            "https://generativelanguage.googleapis.com"
+        );
+    }
+
+    #[test]
+    fn credential_headers_are_masked_by_the_shared_rule() {
+        let config = saved(ProviderFormat::Anthropic, None);
+        let connection = HttpConnection::from_config(&config, None, Some("the-key".into()));
+        let masked = connection.redactor().redact("echo: the-key and hdr-secret");
+        assert!(
+            !masked.contains("the-key") && !masked.contains("hdr-secret"),
+            "{masked}"
+        );
+        assert!(!format!("{connection:?}").contains("the-key"));
+    }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::config::validate_param_name;
+use super::config::{shown_name, validate_param_name};
 use super::{ConnectionError, ConnectionHeader};
 
 /// Splits `K=V` at the first `=`, so values may contain `=` themselves (`q=a=b` is `q` and
@@ -14,15 +14,14 @@ pub fn parse_assignment(raw: &str) -> Option<(&str, &str)> {
 /// A `--header NAME=VALUE` argument. Spaces and tabs around the value are dropped, as HTTP
 /// drops them; the name is checked by [`ConnectionConfig::validate`].
 ///
-/// A missing `=` is `connection.invalid_header`. The message shows the name only (the text
-/// before a `:` or space), never the rest: `Authorization: Bearer …` is a common slip.
+/// A missing `=` is `connection.invalid_header`. The message shows the name only, never the
+/// rest: `Authorization: Bearer …` is a common slip.
 ///
 /// [`ConnectionConfig::validate`]: super::ConnectionConfig::validate
 pub fn parse_header_arg(raw: &str) -> Result<ConnectionHeader, ConnectionError> {
     let Some((name, value)) = parse_assignment(raw) else {
-        let shown = raw.split([':', ' ', '\t']).next().unwrap_or_default();
         return Err(ConnectionError::InvalidHeader {
-            header: shown.to_owned(),
+            header: shown_name(raw),
             reason: "must be given as NAME=VALUE".to_owned(),
         });
     };
@@ -36,7 +35,7 @@ pub fn parse_header_arg(raw: &str) -> Result<ConnectionHeader, ConnectionError> 
 pub fn parse_param_arg(raw: &str) -> Result<(String, Value), ConnectionError> {
     let Some((key, value)) = parse_assignment(raw) else {
         return Err(ConnectionError::InvalidParam {
-            param: raw.to_owned(),
+            param: shown_name(raw),
             reason: "must be given as KEY=VALUE".to_owned(),
         });
     };
@@ -75,6 +74,8 @@ pub fn params_from_args<S: AsRef<str>>(args: &[S]) -> Result<Map<String, Value>,
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    use crate::connection::{ConnectionConfig, ProviderFormat};
 
     use super::*;
     use crate::ErrorCode;
@@ -134,5 +135,31 @@ mod tests {
         assert_eq!(err.code(), "connection.invalid_header");
         assert!(!err.to_string().contains("sk-secret"), "{err}");
         assert!(err.to_string().contains("Authorization"), "{err}");
+    }
+
+    #[test]
+    fn a_pasted_credential_never_reaches_a_message() {
+        let secret = "dXNlcjpzZWNyZXQ";
+        let slips = [
+            parse_header_arg(&format!("Authorization: Basic {secret}")).unwrap_err(),
+            parse_header_arg(&format!("Authorization: Basic {secret}=="))
+                .map(|header| {
+                    let mut config = ConnectionConfig::new("c", ProviderFormat::Anthropic, "m");
+                    config.headers.push(header);
+                    config.validate().unwrap_err()
+                })
+                .unwrap_or_else(|e| e),
+            parse_param_arg(&format!("api_key {secret}")).unwrap_err(),
+            parse_param_arg(&format!("api key {secret}=x")).unwrap_err(),
+        ];
+        for error in slips {
+            let message = error.to_string();
+            assert!(!message.contains(secret), "{message}");
+            assert!(message.contains('…'), "the cut is marked: {message}");
+        }
+        let mut config = ConnectionConfig::new("c", ProviderFormat::Anthropic, "m");
+        config.api_key_env = Some(format!("sk-{secret}"));
+        let message = config.validate().unwrap_err().to_string();
+        assert!(!message.contains(secret), "{message}");
     }
 }

@@ -70,6 +70,20 @@ pub struct ConnectionConfig {
     pub params: Map<String, Value>,
 }
 
+/// Whether a header of this name likely carries a credential: `authorization`,
+/// `proxy-authorization`, `cookie`, or a name containing `key`, `token` or `secret`
+/// (`x-api-key`, `x-goog-api-key`). One rule for every place that masks header values: the
+/// connection's own display and the gateway's error redaction.
+pub fn is_sensitive_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "authorization" | "proxy-authorization" | "cookie"
+    ) || ["key", "token", "secret"]
+        .iter()
+        .any(|word| name.contains(word))
+}
+
 /// One extra request header.
 ///
 /// A header may carry a credential (`Authorization`, `x-api-key`); that is allowed, for
@@ -91,18 +105,10 @@ impl ConnectionHeader {
         }
     }
 
-    /// Whether the header likely carries a credential: `authorization`,
-    /// `proxy-authorization`, `cookie`, or a name containing `key`, `token` or `secret`
-    /// (`x-api-key`, `x-goog-api-key`). Such values are masked wherever a connection is
-    /// shown.
+    /// Whether the header likely carries a credential (see [`is_sensitive_header`]). Such
+    /// values are masked wherever a connection is shown.
     pub fn is_sensitive(&self) -> bool {
-        let name = self.name.to_ascii_lowercase();
-        matches!(
-            name.as_str(),
-            "authorization" | "proxy-authorization" | "cookie"
-        ) || ["key", "token", "secret"]
-            .iter()
-            .any(|word| name.contains(word))
+        is_sensitive_header(&self.name)
     }
 
     /// The header with its value masked when it is sensitive.
@@ -116,7 +122,7 @@ impl ConnectionHeader {
 
     fn validate(&self) -> Result<(), ConnectionError> {
         let invalid = |reason: &str| ConnectionError::InvalidHeader {
-            header: self.name.clone(),
+            header: shown_name(&self.name),
             reason: reason.to_owned(),
         };
         if self.name.is_empty() {
@@ -244,7 +250,7 @@ impl ConnectionConfig {
         if let Some(var) = &self.api_key_env
             && !is_env_var_name(var)
         {
-            return Err(ConnectionError::InvalidEnvVar { name: var.clone() });
+            return Err(ConnectionError::InvalidEnvVar);
         }
         if let Some(dialect) = &self.dialect {
             if self.format != ProviderFormat::OpenaiChat {
@@ -333,9 +339,25 @@ pub(super) fn validate_param_name(key: &str) -> Result<(), ConnectionError> {
         return Ok(());
     };
     Err(ConnectionError::InvalidParam {
-        param: key.to_owned(),
+        param: shown_name(key),
         reason: reason.to_owned(),
     })
+}
+
+/// How a refused header or parameter name is named in a message: up to the first character
+/// that cannot be part of a name (`Authorization: Bearer sk-…` pasted whole shows as
+/// `Authorization…`), at most 40 characters. What follows may be a credential.
+pub(super) fn shown_name(raw: &str) -> String {
+    let name: String = raw
+        .chars()
+        .take_while(|c| c.is_ascii() && is_token_byte(*c as u8))
+        .take(40)
+        .collect();
+    if name.len() < raw.len() {
+        format!("{name}…")
+    } else {
+        name
+    }
 }
 
 /// An empty base URL means the default. Otherwise it must be an `http://` or `https://` URL

@@ -31,11 +31,13 @@ pub enum ConnectionError {
     UnknownFormat { found: String },
     #[error("the connection needs a non-blank model")]
     ModelRequired,
+    /// The value is never repeated: a key pasted where its variable's name belongs is the
+    /// usual cause.
     #[error(
-        "apiKeyEnv `{name}` is not an environment variable name; use ASCII letters, digits and \
-         `_`, not starting with a digit"
+        "apiKeyEnv is not an environment variable name; give the name of the variable that \
+         holds the key (ASCII letters, digits and `_`, not starting with a digit), not the key"
     )]
-    InvalidEnvVar { name: String },
+    InvalidEnvVar,
     #[error("dialect `{found}`: {reason}")]
     InvalidDialect { found: String, reason: &'static str },
     #[error("header `{header}` {reason}")]
@@ -69,7 +71,7 @@ impl ErrorCode for ConnectionError {
             Self::InvalidName { .. } => "connection.invalid_name",
             Self::UnknownFormat { .. } => "connection.unknown_format",
             Self::ModelRequired => "connection.model_required",
-            Self::InvalidEnvVar { .. } => "connection.invalid_env_var",
+            Self::InvalidEnvVar => "connection.invalid_env_var",
             Self::InvalidDialect { .. } => "connection.invalid_dialect",
             Self::InvalidHeader { .. } => "connection.invalid_header",
             Self::InvalidParam { .. } => "connection.invalid_param",
@@ -100,7 +102,7 @@ mod tests {
             },
             UnknownFormat { found: s() },
             ModelRequired,
-            InvalidEnvVar { name: s() },
+            InvalidEnvVar,
             InvalidDialect {
                 found: s(),
                 reason: "r",

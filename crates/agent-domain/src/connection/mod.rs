@@ -23,6 +23,7 @@ pub use assign::{
 };
 pub use config::{
     CONNECTION_KIND, CONNECTION_SCHEMA_VERSION, ConnectionConfig, ConnectionHeader, REDACTED,
+    is_sensitive_header,
 };
 pub use error::ConnectionError;
 pub use format::ProviderFormat;

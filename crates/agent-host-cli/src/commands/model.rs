@@ -13,7 +13,6 @@ use agent_domain::ErrorCode;
 use agent_domain::connection::{ConnectionConfig, ConnectionName};
 use agent_domain::event::{ModelBindingMode, ModelBindingResolvedPayload, ROOT_INVOCATION_ID};
 use agent_domain::profile::ModelBinding;
-use agent_gateway::openai_chat::Dialect;
 use agent_gateway::scripted::ScriptedModel;
 use agent_gateway::{HttpConnection, HttpModelGateway};
 
@@ -128,9 +127,11 @@ async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<C
                 ),
             )
         })?;
-    let connection = http_connection(&config, model_id, read_key(&config)?);
+    let connection = HttpConnection::from_config(&config, model_id, read_key(&config)?);
     let model = connection.model.clone();
-    let gateway = HttpModelGateway::new(connection).map_err(|e| usage(&e))?;
+    // A model error already names its code.
+    let gateway =
+        HttpModelGateway::new(connection).map_err(|e| fail(Exit::Usage, e.to_string()))?;
     Ok(ChosenModel::labelled(
         Arc::new(gateway),
         ModelBindingMode::Connection,
@@ -146,45 +147,18 @@ fn read_key(config: &ConnectionConfig) -> CmdResult<Option<String>> {
     let Some(var) = &config.api_key_env else {
         return Ok(None);
     };
-    match env::var(var) {
-        Ok(key) if !key.is_empty() => Ok(Some(key)),
-        _ => Err(fail(
-            Exit::Usage,
-            format!(
-                "connection.api_key_missing: connection `{}` reads its key from ${var}, \
-                 which is not set",
-                config.name
-            ),
-        )),
-    }
-}
-
-/// What the gateway needs of a saved connection. The Chat Completions dialect is the one the
-/// connection names (validated when it was saved), else the base URL's host decides
-/// (`Dialect::for_base_url`).
-fn http_connection(
-    config: &ConnectionConfig,
-    model_id: Option<&str>,
-    api_key: Option<String>,
-) -> HttpConnection {
-    let base_url = config.effective_base_url().to_owned();
-    HttpConnection {
-        format: config.format.as_str().to_owned(),
-        dialect: config
-            .dialect
-            .as_deref()
-            .and_then(|name| name.parse().ok())
-            .unwrap_or_else(|| Dialect::for_base_url(&base_url)),
-        base_url,
-        model: model_id.unwrap_or(&config.model).to_owned(),
-        api_key,
-        headers: config
-            .headers
-            .iter()
-            .map(|h| (h.name.clone(), h.value.clone()))
-            .collect(),
-        params: config.params.clone(),
-    }
+    let problem = match env::var(var) {
+        Ok(key) if !key.is_empty() => return Ok(Some(key)),
+        Err(env::VarError::NotUnicode(_)) => "which is not valid Unicode",
+        _ => "which is not set",
+    };
+    Err(fail(
+        Exit::Usage,
+        format!(
+            "connection.api_key_missing: connection `{}` reads its key from ${var}, {problem}",
+            config.name
+        ),
+    ))
 }
 
 fn usage<E: ErrorCode + fmt::Display>(error: &E) -> Failed {
