@@ -39,7 +39,9 @@ pub const FORMAT_GEMINI_INTERACTIONS: &str = "gemini-interactions";
 /// The formats this build speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
-    OpenaiChat,
+    OpenaiChat {
+        dialect: Dialect,
+    },
     /// `stateful`: the connection set `store=true`, so responses chain server-side.
     OpenaiResponses {
         stateful: bool,
@@ -59,7 +61,19 @@ impl Format {
     /// calls need their thinking block.
     fn answered(self, name: &str, message_count: usize, thinking: bool) -> Answered<'_> {
         let (source, native, calls_need_native, chained) = match self {
-            Self::OpenaiChat => ("custom", None, false, false),
+            // SillyTavern names the compatible sources it knows; the rest are `custom`.
+            // OpenRouter's `reasoning_details` are the only native parts of this format.
+            Self::OpenaiChat { dialect } => match dialect {
+                Dialect::Openai => ("openai", None, false, false),
+                Dialect::Deepseek => ("deepseek", None, false, false),
+                Dialect::Openrouter => (
+                    "openrouter",
+                    Some(openai_chat::OPENROUTER_NATIVE),
+                    false,
+                    false,
+                ),
+                Dialect::Generic => ("custom", None, false, false),
+            },
             Self::OpenaiResponses { stateful } => {
                 ("openai", Some(openai_responses::NATIVE), false, stateful)
             }
@@ -261,7 +275,9 @@ impl HttpModelGateway {
         timeouts: HttpTimeouts,
     ) -> Result<Self, ModelError> {
         let format = match connection.format.as_str() {
-            FORMAT_OPENAI_CHAT => Format::OpenaiChat,
+            FORMAT_OPENAI_CHAT => Format::OpenaiChat {
+                dialect: connection.dialect,
+            },
             FORMAT_OPENAI_RESPONSES => Format::OpenaiResponses {
                 stateful: openai_responses::mode(&connection.base_url, &connection.params)?,
             },
@@ -285,7 +301,7 @@ impl HttpModelGateway {
         };
         let base = connection.base_url.trim_end_matches('/');
         let url = match format {
-            Format::OpenaiChat => format!("{base}/chat/completions"),
+            Format::OpenaiChat { .. } => format!("{base}/chat/completions"),
             Format::OpenaiResponses { .. } => format!("{base}/responses"),
             Format::Anthropic if base.is_empty() => {
                 format!("{}/v1/messages", anthropic::DEFAULT_BASE_URL)
@@ -329,7 +345,7 @@ impl HttpModelGateway {
         let mut headers = self.connection.headers.clone();
         let key = self.connection.api_key.as_ref();
         match self.format {
-            Format::OpenaiChat | Format::OpenaiResponses { .. } => {
+            Format::OpenaiChat { .. } | Format::OpenaiResponses { .. } => {
                 if let Some(key) = key {
                     headers.push(("authorization".to_owned(), format!("Bearer {key}")));
                 }
@@ -375,9 +391,7 @@ impl ModelGateway for HttpModelGateway {
             Continuation::Full
         };
         let body = match self.format {
-            Format::OpenaiChat => {
-                openai_chat::encode(request, model, self.connection.dialect, params)?
-            }
+            Format::OpenaiChat { dialect } => openai_chat::encode(request, model, dialect, params)?,
             Format::OpenaiResponses { stateful } => {
                 openai_responses::encode(request, model, params, stateful, resume)?
             }
@@ -392,12 +406,17 @@ impl ModelGateway for HttpModelGateway {
             .post_json(&self.url, &self.headers(), &body, &self.redactor)
             .await?;
         let mut response = match self.format {
-            Format::OpenaiChat => openai_chat::decode(&reply, &request.tools),
+            Format::OpenaiChat { .. } => openai_chat::decode(&reply, &request.tools),
             Format::OpenaiResponses { .. } => openai_responses::decode(&reply, &request.tools),
             Format::Anthropic => anthropic::decode(&reply, &request.tools),
             Format::Gemini => gemini::decode(&reply, &request.tools),
-            Format::GeminiInteractions { .. } => {
-                gemini_interactions::decode(&reply, &request.tools)
+            Format::GeminiInteractions { stateful } => {
+                gemini_interactions::decode(&reply, &request.tools).and_then(|response| {
+                    if stateful {
+                        gemini_interactions::check_chainable(&response)?;
+                    }
+                    Ok(response)
+                })
             }
         }?;
         response.message.stamp_native_model(model);

@@ -1381,3 +1381,30 @@ fn the_interactions_checker_catches_broken_pairing() {
             .is_err()
     );
 }
+
+/// In a chained session the next request carries the results without the model turn, so
+/// a call id the adapter had to mint could never be matched: such a response fails fast.
+#[tokio::test]
+async fn a_stored_interaction_whose_call_has_no_id_cannot_be_chained() {
+    let server = MockServer::start().await;
+    let unnamed =
+        json!([{"type": "function_call", "name": "workspace_list_files", "arguments": {}}]);
+    answer(
+        &server,
+        ok(interaction(
+            Some("v1_chain"),
+            "requires_action",
+            unnamed.clone(),
+        )),
+    )
+    .await;
+    let error = stateful_gateway(&server)
+        .generate(call(opening(), 1))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, "model.invalid_tool_call");
+    // Stateless, the minted id is replayed on its step and pairs: no error.
+    let server = MockServer::start().await;
+    answer(&server, ok(interaction(None, "requires_action", unnamed))).await;
+    assert!(gateway(&server).generate(call(opening(), 1)).await.is_ok());
+}

@@ -73,16 +73,21 @@ struct Job {
 
 impl Job {
     fn run(self) -> Result<(), StoreError> {
+        // Names differing only in case would share one file on case-insensitive file systems
+        // (and collide when a data folder moves to one): refused for create and replace
+        // alike. Best effort against a concurrent writer of the other spelling.
+        if let Some((existing, _)) = json_files(&self.dir)?
+            .into_iter()
+            .find(|(stem, _)| self.name.clashes_with(stem))
+        {
+            return Err(ConnectionError::NameClash {
+                name: self.name.to_string(),
+                existing,
+            }
+            .into());
+        }
         if !self.create {
             return write_atomic(&self.path, &self.bytes).map_err(|err| io_error(&self.path, err));
-        }
-        // Names differing only in case would share one file on case-insensitive file systems
-        // (and collide when a data folder moves to one), so a new name must differ in more.
-        if let Some((taken, _)) = json_files(&self.dir)?
-            .into_iter()
-            .find(|(stem, _)| stem.eq_ignore_ascii_case(self.name.as_str()))
-        {
-            return Err(ConnectionError::AlreadyExists { name: taken }.into());
         }
         match write_create_only(&self.path, &self.bytes) {
             Ok(()) => Ok(()),
@@ -357,14 +362,23 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn names_differing_only_in_case_cannot_both_be_created() {
+    async fn names_differing_only_in_case_cannot_both_exist() {
         let fx = fixture();
         fx.store.create(&openai()).await.unwrap();
         let mut shouting = openai();
         shouting.name = "OPENAI".into();
-        let err = fx.store.create(&shouting).await.unwrap_err();
-        assert_eq!(err.code(), "connection.already_exists");
-        assert!(err.to_string().contains("`openai`"), "{err}");
+        for result in [
+            fx.store.create(&shouting).await,
+            fx.store.replace(&shouting).await,
+        ] {
+            let err = result.unwrap_err();
+            assert_eq!(err.code(), "connection.name_clash");
+            assert!(err.to_string().contains("`openai`"), "{err}");
+            assert!(!err.to_string().contains("--force"), "{err}");
+        }
+        assert_eq!(fx.store.list().await.unwrap().connections.len(), 1);
+        // The same name, same case, is replaced as usual.
+        fx.store.replace(&openai()).await.unwrap();
     }
 
     #[tokio::test]

@@ -34,7 +34,15 @@ impl MemoryConnections {
         config.validate()?;
         let text = serde_json::to_string_pretty(config)
             .map_err(|err| StoreError::Integrity(err.to_string()))?;
+        let name = config.connection_name()?;
         self.with(|texts| {
+            if let Some(existing) = texts.keys().find(|stored| name.clashes_with(stored)) {
+                return Err(ConnectionError::NameClash {
+                    name: config.name.clone(),
+                    existing: existing.clone(),
+                }
+                .into());
+            }
             if create && texts.contains_key(&config.name) {
                 return Err(ConnectionError::AlreadyExists {
                     name: config.name.clone(),

@@ -60,6 +60,12 @@ pub enum ConnectionError {
     NotFound { name: String },
     #[error("an LLM connection named `{name}` already exists; pass --force to replace it")]
     AlreadyExists { name: String },
+    #[error(
+        "the connection name `{name}` differs from the existing connection `{existing}` only \
+         in case; such names would share one file on macOS and Windows, so pick another name \
+         or change `{existing}`"
+    )]
+    NameClash { name: String, existing: String },
 }
 
 impl ErrorCode for ConnectionError {
@@ -79,6 +85,7 @@ impl ErrorCode for ConnectionError {
             Self::NameMismatch { .. } => "connection.name_mismatch",
             Self::NotFound { .. } => "connection.not_found",
             Self::AlreadyExists { .. } => "connection.already_exists",
+            Self::NameClash { .. } => "connection.name_clash",
         }
     }
 }
@@ -122,6 +129,10 @@ mod tests {
             },
             NotFound { name: s() },
             AlreadyExists { name: s() },
+            NameClash {
+                name: s(),
+                existing: s(),
+            },
         ]
     }
 

@@ -12,11 +12,19 @@ pub const MAX_CONNECTION_NAME_CHARS: usize = 64;
 /// The name is the file name (`<name>.json`), so the alphabet keeps it a single, plain path
 /// segment on every platform: no separators, no `..`, no hidden files, nothing to quote.
 /// Stores take a `ConnectionName`, never a raw string, so no path can be built from a name
-/// that was not checked. Names are compared exactly (case matters).
+/// that was not checked. Names are compared exactly (case matters), but two names that
+/// differ only in case cannot both exist ([`clashes_with`](Self::clashes_with)): they would
+/// be one file on macOS and Windows.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ConnectionName(String);
 
 impl ConnectionName {
+    /// Whether `existing` (a stored connection's name) differs from this one only in case,
+    /// which stores refuse for `create` and `replace` alike.
+    pub fn clashes_with(&self, existing: &str) -> bool {
+        self.0 != existing && self.0.eq_ignore_ascii_case(existing)
+    }
+
     /// Checks `raw` as given; surrounding whitespace is refused rather than trimmed so the
     /// name on disk is always exactly the name that was typed.
     pub fn parse(raw: &str) -> Result<Self, ConnectionError> {

@@ -33,6 +33,7 @@ pub use decode::decode;
 pub use encode::encode;
 
 use agent_application::ports::ModelError;
+use agent_domain::model::AgentModelResponse;
 use serde_json::{Map, Value};
 
 use crate::continuation::SessionFields;
@@ -57,6 +58,27 @@ pub(crate) const SESSION: SessionFields = SessionFields {
     previous: "previous_interaction_id",
     answers: "interactions",
 };
+
+/// A chained session can only continue from calls the server named: the results of the
+/// next request travel without the model turn, so a minted id would answer a call the
+/// server never issued. `model.invalid_tool_call` when a call's id was minted.
+pub(crate) fn check_chainable(response: &AgentModelResponse) -> Result<(), ModelError> {
+    let minted = response
+        .tool_calls()
+        .into_iter()
+        .find(|call| call.provider_metadata.get(MINTED_ID).is_some());
+    match minted {
+        None => Ok(()),
+        Some(call) => Err(crate::wire::contract(
+            "model.invalid_tool_call",
+            format!(
+                "a stored interaction returned a function_call without an id (given `{}` here); \
+                 its result could not be matched in the next request",
+                call.call_id
+            ),
+        )),
+    }
+}
 
 /// Whether a connection asks for the stateful mode (`store: true` among its params).
 ///

@@ -71,23 +71,29 @@ fn node_ok(node: &Map<String, Value>, depth: usize) -> bool {
     {
         return false;
     }
+    let names_object = |t: &Value| t.as_str() == Some("object");
     let is_object = node.contains_key("properties")
-        || node.get("type").and_then(Value::as_str) == Some("object");
+        || node.get("type").is_some_and(|t| match t {
+            Value::Array(types) => types.iter().any(names_object),
+            other => names_object(other),
+        });
     if is_object && !object_ok(node) {
         return false;
     }
     let child = |value: &Value| value.as_object().is_some_and(|n| node_ok(n, depth + 1));
-    let children_ok = |key: &str| match node.get(key) {
+    // Each keyword has exactly one shape: a map of schemas, a list of them, or one.
+    let map_ok = |key: &str| match node.get(key) {
         None => true,
-        Some(Value::Object(map)) if key != "items" => map.values().all(child),
-        Some(Value::Array(list)) if key == "anyOf" => list.iter().all(child),
-        Some(value) if key == "items" => child(value),
+        Some(Value::Object(map)) => map.values().all(child),
         Some(_) => false,
     };
-    children_ok("properties")
-        && children_ok("$defs")
-        && children_ok("items")
-        && children_ok("anyOf")
+    let list_ok = match node.get("anyOf") {
+        None => true,
+        Some(Value::Array(list)) => list.iter().all(child),
+        Some(_) => false,
+    };
+    let items_ok = node.get("items").is_none_or(child);
+    map_ok("properties") && map_ok("$defs") && list_ok && items_ok
 }
 
 /// `additionalProperties: false`, and `required` lists every property.
@@ -130,7 +136,9 @@ mod tests {
             "at": {"type": "string", "format": "date-time"},
             "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
             "nested": strict_object(json!({"n": {"type": "integer", "minimum": 0}})),
-            "either": {"anyOf": [{"type": "string"}, {"type": "null"}]}
+            "either": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "maybe": {"type": ["object", "null"], "properties": {}, "required": [],
+                      "additionalProperties": false}
         }));
         assert!(is_strict_compatible(&schema));
         assert!(is_strict_compatible(&strict_object(json!({}))));
@@ -155,6 +163,11 @@ mod tests {
                                        "required": [], "additionalProperties": false}}),
             ),
             json!("not a schema"),
+            strict_object(json!({"a": {"anyOf": {"type": "string"}}})),
+            strict_object(json!({"o": {"type": ["object", "null"]}})),
+            strict_object(json!({"o": {"type": ["object", "null"],
+                                       "properties": {"x": {"type": "string"}},
+                                       "additionalProperties": false}})),
         ];
         for schema in refused {
             assert!(!is_strict_compatible(&schema), "{schema}");
