@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
-use agent_domain::connection::{ConnectionConfig, is_sensitive_header};
+use agent_domain::connection::{ConnectionConfig, ProviderFormat, is_sensitive_header};
 use agent_domain::model::{AgentModelContentPart, AgentModelRequest, AgentModelResponse};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -22,19 +22,19 @@ use crate::openai_chat::{self, Dialect};
 use crate::openai_responses;
 
 /// The wire format of OpenAI Chat Completions and compatible servers.
-pub const FORMAT_OPENAI_CHAT: &str = "openai-chat";
+pub const FORMAT_OPENAI_CHAT: &str = ProviderFormat::OpenaiChat.as_str();
 
 /// The wire format of OpenAI Responses (stateless, or chained with `store=true`).
-pub const FORMAT_OPENAI_RESPONSES: &str = "openai-responses";
+pub const FORMAT_OPENAI_RESPONSES: &str = ProviderFormat::OpenaiResponses.as_str();
 
 /// The wire format of Anthropic Messages.
-pub const FORMAT_ANTHROPIC: &str = "anthropic";
+pub const FORMAT_ANTHROPIC: &str = ProviderFormat::Anthropic.as_str();
 
 /// The wire format of Gemini `generateContent`.
-pub const FORMAT_GEMINI: &str = "gemini";
+pub const FORMAT_GEMINI: &str = ProviderFormat::Gemini.as_str();
 
 /// The wire format of Gemini Interactions (stateless, or chained with `store=true`).
-pub const FORMAT_GEMINI_INTERACTIONS: &str = "gemini-interactions";
+pub const FORMAT_GEMINI_INTERACTIONS: &str = ProviderFormat::GeminiInteractions.as_str();
 
 /// The formats this build speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -457,7 +457,7 @@ fn for_model<'a>(request: &'a AgentModelRequest, model: &str) -> Cow<'a, AgentMo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_domain::connection::{ConnectionHeader, ProviderFormat};
+    use agent_domain::connection::ConnectionHeader;
     use serde_json::json;
 
     fn saved(format: ProviderFormat, base_url: Option<&str>) -> ConnectionConfig {

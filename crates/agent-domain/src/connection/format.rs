@@ -38,7 +38,7 @@ impl ProviderFormat {
     ];
 
     /// The configuration name (`openai-chat`, `gemini-interactions`, …).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::OpenaiChat => "openai-chat",
             Self::OpenaiResponses => "openai-responses",
@@ -61,7 +61,7 @@ impl ProviderFormat {
 
     /// The base URL used when a connection leaves `baseUrl` empty: the provider's public
     /// API, in this format's convention (OpenAI with the version, the others without).
-    pub fn default_base_url(self) -> &'static str {
+    pub const fn default_base_url(self) -> &'static str {
         match self {
             Self::OpenaiChat | Self::OpenaiResponses => "https://api.openai.com/v1",
             Self::Anthropic => "https://api.anthropic.com",

@@ -21,7 +21,8 @@ pub const API_VERSION: &str = "2023-06-01";
 
 /// The base URL used when a connection leaves it empty (no version segment: requests go
 /// to `{base}/v1/messages`).
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_BASE_URL: &str =
+    agent_domain::connection::ProviderFormat::Anthropic.default_base_url();
 
 /// The output limit sent when neither the request nor the connection sets one
 /// (`max_tokens` is required by this format).

@@ -27,7 +27,8 @@ pub const NATIVE: &str = "gemini";
 
 /// The base URL used when a connection leaves it empty (requests go to
 /// `{base}/v1beta/models/{model}:generateContent`).
-pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+pub const DEFAULT_BASE_URL: &str =
+    agent_domain::connection::ProviderFormat::Gemini.default_base_url();
 
 /// Marks, in a tool call's `provider_metadata`, an id this adapter minted (never sent back).
 const MINTED_ID: &str = "geminiMintedId";

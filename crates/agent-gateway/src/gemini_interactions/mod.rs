@@ -44,7 +44,8 @@ pub const NATIVE: &str = "gemini_interactions";
 
 /// The base URL used when a connection leaves it empty (requests go to
 /// `{base}/v1beta/interactions`).
-pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+pub const DEFAULT_BASE_URL: &str =
+    agent_domain::connection::ProviderFormat::GeminiInteractions.default_base_url();
 
 /// Marks, in a tool call's `provider_metadata`, an id this adapter minted.
 const MINTED_ID: &str = "interactionsMintedId";
