@@ -562,3 +562,66 @@ async fn an_overloaded_provider_is_retried_and_the_run_completes() {
     assert!(journal.contains("\"model_call_retry_scheduled\""));
     assert_eq!(server.received_requests().await.unwrap().len(), 4);
 }
+
+/// A provider that takes a minute to answer: `runs cancel` from another process stops the
+/// run at once (the HTTP request is dropped), the run exits 130 and journals its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_during_a_slow_provider_call_aborts_it() {
+    let server = MockServer::start().await;
+    let format = anthropic();
+    Mock::given(method("POST"))
+        .and(path(format.endpoint.as_str()))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json((format.answer)(1, &calls()[0]))
+                .set_delay(std::time::Duration::from_secs(60)),
+        )
+        .mount(&server)
+        .await;
+    let fx = Fixture::new();
+    add_connection(&fx, "slow", format.name, MODEL, &server.uri(), &[]).await;
+
+    let mut child = std::process::Command::new(bin())
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .arg("--data-dir")
+        .arg(fx.path())
+        .args(["run", "--chat", CHAT, "--connection", "slow"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let run_id = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut first = String::new();
+        std::io::BufReader::new(stderr)
+            .read_line(&mut first)
+            .unwrap();
+        first.strip_prefix("run: ").unwrap().trim().to_owned()
+    })
+    .await
+    .unwrap();
+    // Wait until the request is in flight.
+    let started = std::time::Instant::now();
+    while server.received_requests().await.unwrap().is_empty() {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the provider was never called"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    let mut cancel = fx.cmd();
+    cancel.args(["runs", "cancel", &run_id]);
+    let cancelled = run_cmd(cancel).await;
+    assert!(cancelled.status.success(), "{cancelled:?}");
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+    let journal = fx.events_jsonl(&run_id);
+    let last: Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "run_cancelled");
+    // The call was dropped, not waited out: its answer (a minute away) never arrived.
+    assert!(!journal.contains("\"model_response_stored\""), "{journal}");
+}
