@@ -502,6 +502,16 @@ mod tests {
     }
 
     #[test]
+    fn a_saved_request_timeout_replaces_the_default_one() {
+        let mut config = saved(ProviderFormat::OpenaiChat, None);
+        assert_eq!(HttpTimeouts::for_config(&config), HttpTimeouts::default());
+        config.request_timeout_secs = Some(1_800);
+        let timeouts = HttpTimeouts::for_config(&config);
+        assert_eq!(timeouts.request, std::time::Duration::from_secs(1_800));
+        assert_eq!(timeouts.connect, HttpTimeouts::default().connect);
+    }
+
+    #[test]
     fn credential_headers_are_masked_by_the_shared_rule() {
         let config = saved(ProviderFormat::Anthropic, None);
         let connection = HttpConnection::from_config(&config, None, Some("the-key".into()));

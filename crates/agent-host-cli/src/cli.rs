@@ -318,6 +318,9 @@ pub struct ConnectionAddArgs {
     /// only). Default: follow the base URL's host.
     #[arg(long, value_name = "DIALECT")]
     pub dialect: Option<String>,
+    /// How long one model call may take, in seconds (default 600; up to 86400).
+    #[arg(long = "timeout", value_name = "SECS")]
+    pub timeout_secs: Option<u64>,
     /// An extra request header (repeatable).
     #[arg(long = "header", value_name = "NAME=VALUE")]
     pub headers: Vec<String>,

@@ -557,3 +557,49 @@ fn api_key_set_follows_the_environment() {
     assert_eq!(record["apiKeySet"], false);
     assert!(record.get("apiKeyEnv").is_none());
 }
+
+#[test]
+fn a_dialect_and_a_request_timeout_are_saved_and_shown() {
+    let fx = Fixture::new();
+    without_key(&fx)
+        .args([
+            "add",
+            "local",
+            "--format",
+            "openai-chat",
+            "--model",
+            "qwen3",
+        ])
+        .args(["--base-url", "http://127.0.0.1:8080/v1"])
+        .args(["--dialect", "deepseek", "--timeout", "1800"])
+        .assert()
+        .code(0);
+    let saved: Value =
+        serde_json::from_str(&fs::read_to_string(connection_file(&fx, "local")).unwrap()).unwrap();
+    assert_eq!(saved["dialect"], json!("deepseek"));
+    assert_eq!(saved["requestTimeoutSecs"], json!(1800));
+    without_key(&fx)
+        .args(["show", "local"])
+        .assert()
+        .code(0)
+        .stdout(contains("dialect:       deepseek").and(contains("timeout:       1800 s")));
+    for (flag, value, code) in [
+        ("--timeout", "0", "connection.invalid_timeout"),
+        ("--dialect", "klingon", "connection.invalid_dialect"),
+    ] {
+        without_key(&fx)
+            .args([
+                "add",
+                "other",
+                "--format",
+                "openai-chat",
+                "--model",
+                "m",
+                flag,
+                value,
+            ])
+            .assert()
+            .code(2)
+            .stderr(contains(code));
+    }
+}

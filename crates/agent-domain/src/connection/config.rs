@@ -15,6 +15,9 @@ pub const CONNECTION_SCHEMA_VERSION: u32 = 1;
 /// What [`ConnectionConfig::redacted`] shows instead of a credential-looking header value.
 pub const REDACTED: &str = "[REDACTED]";
 
+/// The longest request timeout a connection may set: a day.
+pub const MAX_REQUEST_TIMEOUT_SECS: u64 = 86_400;
+
 /// The Chat Completions dialects a connection may name.
 pub const CHAT_DIALECTS: [&str; 4] = ["openai", "deepseek", "openrouter", "generic"];
 
@@ -62,6 +65,10 @@ pub struct ConnectionConfig {
     /// for `openai-chat`. Absent means: follow the base URL's host (see `docs/providers.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
+    /// How long one model call may take, in seconds (1 to 86,400); absent means the
+    /// gateway's default (600). Local servers on slow hardware need more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_secs: Option<u64>,
     /// Extra request headers, in order (`OpenAI-Organization`, `anthropic-beta`, …).
     #[serde(default)]
     pub headers: Vec<ConnectionHeader>,
@@ -175,6 +182,7 @@ impl ConnectionConfig {
             model: model.into(),
             api_key_env: None,
             dialect: None,
+            request_timeout_secs: None,
             headers: Vec::new(),
             params: Map::new(),
         }
@@ -265,6 +273,11 @@ impl ConnectionConfig {
                     reason: "is not one of openai, deepseek, openrouter, generic",
                 });
             }
+        }
+        if let Some(secs) = self.request_timeout_secs
+            && !(1..=MAX_REQUEST_TIMEOUT_SECS).contains(&secs)
+        {
+            return Err(ConnectionError::InvalidTimeout { secs });
         }
         let mut seen = BTreeSet::new();
         for header in &self.headers {
@@ -617,5 +630,24 @@ mod tests {
             claude.validate().unwrap_err().code(),
             "connection.invalid_dialect"
         );
+    }
+
+    #[test]
+    fn a_request_timeout_is_between_a_second_and_a_day() {
+        let mut config = ConnectionConfig::new("local", ProviderFormat::OpenaiChat, "m");
+        for (secs, ok) in [
+            (1, true),
+            (3_600, true),
+            (86_400, true),
+            (0, false),
+            (86_401, false),
+        ] {
+            config.request_timeout_secs = Some(secs);
+            let result = config.validate();
+            assert_eq!(result.is_ok(), ok, "{secs}");
+            if let Err(error) = result {
+                assert_eq!(error.code(), "connection.invalid_timeout");
+            }
+        }
     }
 }

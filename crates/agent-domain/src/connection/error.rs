@@ -40,6 +40,8 @@ pub enum ConnectionError {
     InvalidEnvVar,
     #[error("dialect `{found}`: {reason}")]
     InvalidDialect { found: String, reason: &'static str },
+    #[error("requestTimeoutSecs {secs} is out of range; use 1 to 86400 seconds")]
+    InvalidTimeout { secs: u64 },
     #[error("header `{header}` {reason}")]
     InvalidHeader { header: String, reason: String },
     #[error("parameter `{param}` {reason}")]
@@ -79,6 +81,7 @@ impl ErrorCode for ConnectionError {
             Self::ModelRequired => "connection.model_required",
             Self::InvalidEnvVar => "connection.invalid_env_var",
             Self::InvalidDialect { .. } => "connection.invalid_dialect",
+            Self::InvalidTimeout { .. } => "connection.invalid_timeout",
             Self::InvalidHeader { .. } => "connection.invalid_header",
             Self::InvalidParam { .. } => "connection.invalid_param",
             Self::InvalidBaseUrl { .. } => "connection.invalid_base_url",
@@ -114,6 +117,7 @@ mod tests {
                 found: s(),
                 reason: "r",
             },
+            InvalidTimeout { secs: 0 },
             InvalidHeader {
                 header: s(),
                 reason: s(),

@@ -22,8 +22,8 @@ pub use assign::{
     headers_from_args, params_from_args, parse_assignment, parse_header_arg, parse_param_arg,
 };
 pub use config::{
-    CONNECTION_KIND, CONNECTION_SCHEMA_VERSION, ConnectionConfig, ConnectionHeader, REDACTED,
-    is_sensitive_header,
+    CONNECTION_KIND, CONNECTION_SCHEMA_VERSION, ConnectionConfig, ConnectionHeader,
+    MAX_REQUEST_TIMEOUT_SECS, REDACTED, is_sensitive_header,
 };
 pub use error::ConnectionError;
 pub use format::ProviderFormat;

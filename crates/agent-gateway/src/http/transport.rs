@@ -26,6 +26,19 @@ impl Default for HttpTimeouts {
     }
 }
 
+impl HttpTimeouts {
+    /// The default timeouts with the request timeout a saved connection sets, if any.
+    pub fn for_config(config: &agent_domain::connection::ConnectionConfig) -> Self {
+        let default = Self::default();
+        Self {
+            request: config
+                .request_timeout_secs
+                .map_or(default.request, Duration::from_secs),
+            ..default
+        }
+    }
+}
+
 /// A response that arrived: status, headers and the whole body as text.
 #[derive(Debug, Clone)]
 pub struct HttpReply {

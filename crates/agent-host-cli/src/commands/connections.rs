@@ -114,6 +114,7 @@ fn config_of(args: &ConnectionAddArgs) -> Result<ConnectionConfig, ConnectionErr
     config.base_url = args.base_url.clone().filter(|url| !url.is_empty());
     config.api_key_env = args.api_key_env.clone();
     config.dialect = args.dialect.clone();
+    config.request_timeout_secs = args.timeout_secs;
     config.headers = headers_from_args(&args.headers)?;
     config.params = params_from_args(&args.params)?;
     config.validate()?;
@@ -186,6 +187,9 @@ async fn show(store: &dyn ConnectionStore, name: &str, json: bool) -> CmdResult<
     println!("key variable:  {key}");
     if let Some(dialect) = &shown.dialect {
         println!("dialect:       {dialect}");
+    }
+    if let Some(secs) = shown.request_timeout_secs {
+        println!("timeout:       {secs} s per model call");
     }
     if shown.headers.is_empty() {
         println!("headers:       (none)");

@@ -13,6 +13,7 @@ use agent_domain::ErrorCode;
 use agent_domain::connection::{ConnectionConfig, ConnectionName};
 use agent_domain::event::{ModelBindingMode, ModelBindingResolvedPayload, ROOT_INVOCATION_ID};
 use agent_domain::profile::ModelBinding;
+use agent_gateway::http::HttpTimeouts;
 use agent_gateway::scripted::ScriptedModel;
 use agent_gateway::{HttpConnection, HttpModelGateway};
 
@@ -130,8 +131,9 @@ async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<C
     let connection = HttpConnection::from_config(&config, model_id, read_key(&config)?);
     let model = connection.model.clone();
     // A model error already names its code.
-    let gateway =
-        HttpModelGateway::new(connection).map_err(|e| fail(Exit::Usage, e.to_string()))?;
+    let timeouts = HttpTimeouts::for_config(&config);
+    let gateway = HttpModelGateway::with_timeouts(connection, timeouts)
+        .map_err(|e| fail(Exit::Usage, e.to_string()))?;
     Ok(ChosenModel::labelled(
         Arc::new(gateway),
         ModelBindingMode::Connection,
