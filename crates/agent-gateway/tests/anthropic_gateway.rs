@@ -235,6 +235,11 @@ async fn a04_signed_thinking_is_replayed_verbatim_first() {
         second["thinking"],
         json!({"type": "enabled", "budget_tokens": 2048})
     );
+    assert_eq!(
+        second["max_tokens"],
+        json!(2048 + 4096),
+        "the limit must exceed the budget: the default room on top of it"
+    );
     let assistant = &second["messages"][1];
     assert_eq!(assistant["role"], json!("assistant"));
     assert_eq!(

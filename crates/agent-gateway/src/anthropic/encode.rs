@@ -33,7 +33,8 @@ const DROPPED_SCHEMA_KEYS: &[&str] = &["$schema", "$id"];
 /// thinking blocks first and verbatim, then text and `tool_use` in their original order.
 ///
 /// `max_tokens` (required) comes from the request's output limit, else
-/// [`DEFAULT_MAX_TOKENS`]; a connection's `max_tokens` param overrides both. A thinking
+/// [`DEFAULT_MAX_TOKENS`] (plus the thinking budget, which it must exceed); a connection's
+/// `max_tokens` param overrides both. A thinking
 /// budget becomes `thinking: {type: enabled, budget_tokens}`.
 pub fn encode(
     request: &AgentModelRequest,
@@ -71,10 +72,16 @@ pub fn encode(
 
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
-    let max_tokens = request
-        .parameters
-        .max_output_tokens
-        .unwrap_or(DEFAULT_MAX_TOKENS);
+    // `max_tokens` is required and must exceed a thinking budget: without an explicit limit,
+    // the answer gets the default room on top of the budget.
+    let max_tokens = request.parameters.max_output_tokens.unwrap_or_else(|| {
+        request
+            .parameters
+            .reasoning_budget_tokens
+            .map_or(DEFAULT_MAX_TOKENS, |budget| {
+                budget.saturating_add(DEFAULT_MAX_TOKENS)
+            })
+    });
     body.insert("max_tokens".into(), json!(max_tokens));
     let system = system.join("\n\n");
     if !system.is_empty() {
