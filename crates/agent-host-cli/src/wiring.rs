@@ -76,5 +76,6 @@ impl Host {
     /// The profile service over the data directory's profile store.
     pub fn profiles(&self) -> ProfileService {
         ProfileService::new(self.storage.profiles.clone())
+            .with_connections(self.storage.connections.clone())
     }
 }

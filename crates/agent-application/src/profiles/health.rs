@@ -2,6 +2,7 @@
 //! screens. Diagnosing never changes what a run does: runs still fail fast on their own.
 
 use agent_domain::ErrorCode;
+use agent_domain::connection::ConnectionConfig;
 use agent_domain::profile::{ModelBinding, PresetBinding, ProfileSource};
 use serde::{Deserialize, Serialize};
 
@@ -80,14 +81,66 @@ fn issue(severity: IssueSeverity, code: &str, message: String) -> ProfileIssue {
     }
 }
 
+/// The finding on a `connectionRef` model: the connection it names is there (info), missing
+/// or unusable (errors: runs refuse it), or could not be looked up here (info).
+fn connection_issue(
+    connection_ref: &str,
+    model_id: &str,
+    check: Option<ConnectionCheck>,
+) -> ProfileIssue {
+    match check {
+        Some(ConnectionCheck::Found(config)) => issue(
+            IssueSeverity::Info,
+            "agent.profile_model_connection",
+            format!(
+                "runs call model `{model_id}` through LLM connection `{connection_ref}` ({})",
+                config.format
+            ),
+        ),
+        Some(ConnectionCheck::Missing) => issue(
+            IssueSeverity::Error,
+            "agent.profile_model_connection_missing",
+            format!(
+                "LLM connection `{connection_ref}` does not exist; add it (tavern-agent \
+                 connections add {connection_ref} …) or bind the profile to another one"
+            ),
+        ),
+        Some(ConnectionCheck::Unusable(problem)) => issue(
+            IssueSeverity::Error,
+            "agent.profile_model_connection_invalid",
+            format!("LLM connection `{connection_ref}` cannot be used: {problem}"),
+        ),
+        None => issue(
+            IssueSeverity::Info,
+            "agent.profile_connection_unchecked",
+            format!(
+                "LLM connection `{connection_ref}` (model `{model_id}`) is not checked here; a \
+                 missing connection shows when a run starts"
+            ),
+        ),
+    }
+}
+
 /// A profile that does not load: the load error is its one issue.
 pub(super) fn unloadable(profile_id: &str, error: &ProfileServiceError) -> ProfileHealth {
     let issues = vec![issue(IssueSeverity::Error, error.code(), error.to_string())];
     ProfileHealth::new(profile_id.to_owned(), None, issues)
 }
 
-/// The findings on a loaded profile: its model, its preset, how it may be started.
-pub(super) fn diagnose_loaded(loaded: &LoadedProfile) -> ProfileHealth {
+/// What the connection store said about a `connectionRef` profile's connection.
+pub(super) enum ConnectionCheck {
+    Found(ConnectionConfig),
+    Missing,
+    /// The stored file does not read as a connection (the store's message).
+    Unusable(String),
+}
+
+/// The findings on a loaded profile: its model (and its connection, when `connection` says
+/// what the store holds), its preset, how it may be started.
+pub(super) fn diagnose_loaded(
+    loaded: &LoadedProfile,
+    connection: Option<ConnectionCheck>,
+) -> ProfileHealth {
     let profile = &loaded.resolved;
     let mut issues = Vec::new();
     match &profile.model {
@@ -102,14 +155,7 @@ pub(super) fn diagnose_loaded(loaded: &LoadedProfile) -> ProfileHealth {
         ModelBinding::ConnectionRef {
             connection_ref,
             model_id,
-        } => issues.push(issue(
-            IssueSeverity::Info,
-            "agent.profile_connection_unchecked",
-            format!(
-                "LLM connection `{connection_ref}` (model `{model_id}`) is not checked yet; a \
-                 missing connection shows when a run starts"
-            ),
-        )),
+        } => issues.push(connection_issue(connection_ref, model_id, connection)),
         ModelBinding::CurrentPromptSnapshot => issues.push(issue(
             IssueSeverity::Info,
             "agent.profile_model_from_snapshot",

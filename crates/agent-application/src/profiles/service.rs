@@ -4,20 +4,22 @@
 use std::sync::Arc;
 
 use agent_domain::profile::{
-    AgentProfileDocument, DEFAULT_PROFILE_ID, ProfileError, ProfileId, ProfileSource,
+    AgentProfileDocument, DEFAULT_PROFILE_ID, ModelBinding, ProfileError, ProfileId, ProfileSource,
     ProfileSummary, ResolvedAgentProfile, default_writer, resolve,
 };
 
-use super::health::{ProfileHealth, diagnose_loaded, unloadable};
+use super::health::{ConnectionCheck, ProfileHealth, diagnose_loaded, unloadable};
 use super::stored::read_stored;
 use super::{LoadedProfile, ProfileListing, ProfileServiceError};
-use crate::ports::ProfileStore;
+use crate::ports::{ConnectionStore, ProfileStore};
 use crate::prompt::agent_system_prompt;
 
 /// Lists, loads, resolves, saves, deletes and diagnoses agent profiles.
 #[derive(Clone)]
 pub struct ProfileService {
     store: Arc<dyn ProfileStore>,
+    /// When set, `diagnose` checks that a `connectionRef` profile's connection exists.
+    connections: Option<Arc<dyn ConnectionStore>>,
 }
 
 impl std::fmt::Debug for ProfileService {
@@ -28,7 +30,16 @@ impl std::fmt::Debug for ProfileService {
 
 impl ProfileService {
     pub fn new(store: Arc<dyn ProfileStore>) -> Self {
-        Self { store }
+        Self {
+            store,
+            connections: None,
+        }
+    }
+
+    /// The same service, with `diagnose` checking connections against `connections`.
+    pub fn with_connections(mut self, connections: Arc<dyn ConnectionStore>) -> Self {
+        self.connections = Some(connections);
+        self
     }
 
     /// Every profile: `default-writer` first (the built-in one unless a file replaces it),
@@ -104,12 +115,29 @@ impl ProfileService {
     /// with its error; only an unknown id or a store failure is an error here.
     pub async fn diagnose(&self, id: &str) -> Result<ProfileHealth, ProfileServiceError> {
         match self.load(id).await {
-            Ok(loaded) => Ok(diagnose_loaded(&loaded)),
+            Ok(loaded) => {
+                let connection = self.connection_check(&loaded).await;
+                Ok(diagnose_loaded(&loaded, connection))
+            }
             Err(err @ (ProfileServiceError::Store(_) | ProfileServiceError::Profile(_))) => {
                 Err(err)
             }
             Err(err) => Ok(unloadable(id.trim(), &err)),
         }
+    }
+
+    /// What the connection store says about a `connectionRef` profile's connection; `None`
+    /// when there is nothing to check or no store to check it in.
+    async fn connection_check(&self, loaded: &LoadedProfile) -> Option<ConnectionCheck> {
+        let ModelBinding::ConnectionRef { connection_ref, .. } = &loaded.resolved.model else {
+            return None;
+        };
+        let store = self.connections.as_ref()?;
+        Some(match store.get(connection_ref).await {
+            Ok(Some(config)) => ConnectionCheck::Found(config),
+            Ok(None) => ConnectionCheck::Missing,
+            Err(error) => ConnectionCheck::Unusable(error.to_string()),
+        })
     }
 
     /// The Agent system prompt of profile `id` (or `default-writer`): its replacement text

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use agent_domain::ErrorCode;
+use agent_domain::connection::{ConnectionConfig, ProviderFormat};
 use agent_domain::profile::{ProfileSource, default_writer};
 use serde_json::{Value, json};
 
@@ -9,7 +10,7 @@ use super::{
 };
 use crate::ports::StoreError;
 use crate::prompt::DEFAULT_AGENT_SYSTEM_PROMPT;
-use crate::testing::MemoryProfiles;
+use crate::testing::{MemoryConnections, MemoryProfiles};
 
 fn service() -> (Arc<MemoryProfiles>, ProfileService) {
     let store = Arc::new(MemoryProfiles::new());
@@ -318,6 +319,43 @@ async fn diagnose_reports_models_presets_and_how_a_profile_starts() {
 
     let err = service.diagnose("ghost").await.unwrap_err();
     assert!(err.is_not_found());
+}
+
+#[tokio::test]
+async fn diagnose_checks_the_connection_a_profile_names() {
+    let store = Arc::new(MemoryProfiles::new());
+    let connections = Arc::new(MemoryConnections::new());
+    let service = ProfileService::new(store.clone()).with_connections(connections.clone());
+    let mut bound = profile_json("bound");
+    bound["model"] = json!({"mode": "connectionRef", "connectionRef": "local", "modelId": "m1"});
+    put(&store, "bound", &bound);
+    let model_issue = |health: &super::ProfileHealth| {
+        health
+            .issues
+            .iter()
+            .find(|issue| issue.code.contains("connection"))
+            .cloned()
+            .unwrap()
+    };
+
+    let missing = service.diagnose("bound").await.unwrap();
+    assert_eq!(missing.status, HealthStatus::Error);
+    let issue = model_issue(&missing);
+    assert_eq!(issue.code, "agent.profile_model_connection_missing");
+    assert!(issue.message.contains("`local`"), "{}", issue.message);
+
+    connections.put_text("local", "{not json");
+    let issue = model_issue(&service.diagnose("bound").await.unwrap());
+    assert_eq!(issue.code, "agent.profile_model_connection_invalid");
+
+    let config = ConnectionConfig::new("local", ProviderFormat::OpenaiChat, "default");
+    connections.put_text("local", &serde_json::to_string(&config).unwrap());
+    let found = service.diagnose("bound").await.unwrap();
+    assert_eq!(found.status, HealthStatus::Healthy);
+    let issue = model_issue(&found);
+    assert_eq!(issue.severity, IssueSeverity::Info);
+    assert_eq!(issue.code, "agent.profile_model_connection");
+    assert!(issue.message.contains("openai-chat"), "{}", issue.message);
 }
 
 #[tokio::test]
