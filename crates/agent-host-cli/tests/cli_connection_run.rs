@@ -273,6 +273,18 @@ async fn completes_a_run(format: Format, extra: &[&str]) -> Vec<Request> {
         last_cursor = cursor;
     }
 
+    // Every mock answer reports 100 tokens in and 20 out; the run adds them up.
+    for completed in events.iter().filter(|e| e["type"] == "model_completed") {
+        let usage = &completed["payload"]["usage"];
+        assert_eq!(usage["inputTokens"], 100, "{}: {usage}", format.name);
+        assert_eq!(usage["outputTokens"], 20, "{}: {usage}", format.name);
+    }
+    let mut show = fx.cmd();
+    show.args(["runs", "show", &run_id]);
+    let shown = String::from_utf8(run_cmd(show).await.stdout).unwrap();
+    assert!(shown.contains("tokens        300 in"), "{shown}");
+    assert!(shown.contains("· 60 out"), "{shown}");
+
     let leaks = files_containing(fx.path(), KEY);
     assert!(
         leaks.is_empty(),

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ModelRequestSummary;
-use crate::model::ProviderStateSummary;
+use crate::model::{ProviderStateSummary, TokenUsage};
 use crate::tool::ToolTurnContract;
 use crate::workspace::WorkspacePath;
 
@@ -109,6 +109,10 @@ pub struct ModelCompletedPayload {
     pub reasoning_words: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub narration: Option<NarrationPreview>,
+    /// The tokens the provider reported for this call (an extension of TauriTavern's payload;
+    /// absent when the provider reports none, as the scripted model does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
 }
 
 /// `direct_output_captured`: a text-only turn was saved to the workspace.

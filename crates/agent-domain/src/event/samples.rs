@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::model::{NativeContinuation, ProviderStateSummary};
+use crate::model::{NativeContinuation, ProviderStateSummary, TokenUsage};
 use crate::profile::{ModelRetryPolicy, ProfileSource};
 use crate::tool::{ExitPolicy, SnapshotSummary, SnapshotToolSummary, ToolId, ToolTurnContract};
 use crate::workspace::{WorkspacePath, WorkspaceRoot};
@@ -333,6 +333,12 @@ pub fn one_of_each() -> Vec<RunEvent> {
                 total_chars: 11,
                 total_words: 2,
                 truncated: false,
+            }),
+            usage: Some(TokenUsage {
+                input_tokens: 1200,
+                output_tokens: 80,
+                cached_input_tokens: Some(1000),
+                ..TokenUsage::default()
             }),
         }),
         RunEvent::DirectOutputCaptured(DirectOutputCapturedPayload {

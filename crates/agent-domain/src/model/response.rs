@@ -91,6 +91,21 @@ impl TokenUsage {
     pub fn total_tokens(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
     }
+
+    /// The sum of two calls' usage; a breakdown stays absent only while both lack it.
+    pub fn plus(&self, other: &TokenUsage) -> TokenUsage {
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        TokenUsage {
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+            cached_input_tokens: add(self.cached_input_tokens, other.cached_input_tokens),
+            cache_write_tokens: add(self.cache_write_tokens, other.cache_write_tokens),
+            reasoning_tokens: add(self.reasoning_tokens, other.reasoning_tokens),
+        }
+    }
 }
 
 /// One model turn in canonical form: the assistant message (text, reasoning, tool calls,

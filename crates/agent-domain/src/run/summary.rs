@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AgentRun, GenerationType, RunId, WorkspaceId};
 use crate::event::{ChatRef, JournalLine, Presentation, RunEvent, RunStatus};
+use crate::model::TokenUsage;
 
 /// The terminal event that ended a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +55,9 @@ pub struct RunSummary {
     pub message_index: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<SummaryError>,
+    /// Tokens over every model call that reported usage; absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
 }
 
 impl RunSummary {
@@ -77,10 +81,16 @@ impl RunSummary {
             message_id: None,
             message_index: None,
             error: None,
+            usage: None,
         };
         for line in events {
             match &line.event {
                 RunEvent::ModelRequestCreated(_) => summary.model_rounds += 1,
+                RunEvent::ModelCompleted(completed) => {
+                    if let Some(usage) = &completed.usage {
+                        summary.usage = Some(summary.usage.unwrap_or_default().plus(usage));
+                    }
+                }
                 RunEvent::ToolCallRequested(_) => summary.tool_calls += 1,
                 RunEvent::ChatCommitCompleted(done) => {
                     summary.commit_count += 1;
@@ -164,6 +174,32 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn usage_is_summed_over_the_calls_that_report_it() {
+        let completed = one_of_each()
+            .into_iter()
+            .find(|e| e.event_type() == "model_completed")
+            .unwrap();
+        let RunEvent::ModelCompleted(mut quiet) = completed.clone() else {
+            unreachable!()
+        };
+        quiet.usage = None;
+        let lines: Vec<JournalLine> = [
+            completed.clone(),
+            RunEvent::ModelCompleted(quiet),
+            completed,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, event)| JournalLine::new(i as u64 + 1, format!("evt_{i}"), "run_1", "t", event))
+        .collect();
+        let usage = RunSummary::project(&run(), &lines).usage.unwrap();
+        assert_eq!((usage.input_tokens, usage.output_tokens), (2400, 160));
+        assert_eq!(usage.cached_input_tokens, Some(2000));
+        assert_eq!(usage.reasoning_tokens, None, "no call reported any");
+        assert_eq!(RunSummary::project(&run(), &lines[1..2]).usage, None);
     }
 
     #[test]

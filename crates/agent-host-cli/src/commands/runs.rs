@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreError};
 use agent_application::runtime::{ModelTurnView, RuntimeError};
 use agent_domain::event::{ChatRef, JournalLine};
+use agent_domain::model::TokenUsage;
 use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
 use agent_domain::workspace::WorkspacePath;
 use futures::StreamExt;
@@ -264,6 +265,9 @@ fn summary_text(s: &RunSummary) -> String {
         ("tool calls", s.tool_calls.to_string()),
         ("commits", s.commit_count.to_string()),
     ];
+    if let Some(usage) = &s.usage {
+        rows.push(("tokens", token_line(usage)));
+    }
     if let Some(message) = &s.message_id {
         let index = s
             .message_index
@@ -288,6 +292,27 @@ fn summary_text(s: &RunSummary) -> String {
     rows.iter()
         .map(|(k, v)| format!("{k:<width$}  {v}\n"))
         .collect()
+}
+
+/// `12000 in (10000 cached) · 800 out (300 reasoning)`: what the provider reported.
+fn token_line(usage: &TokenUsage) -> String {
+    let part = |total: u64, label: &str, detail: Option<(u64, &str)>| match detail {
+        Some((n, what)) => format!("{total} {label} ({n} {what})"),
+        None => format!("{total} {label}"),
+    };
+    format!(
+        "{} · {}",
+        part(
+            usage.input_tokens,
+            "in",
+            usage.cached_input_tokens.map(|n| (n, "cached"))
+        ),
+        part(
+            usage.output_tokens,
+            "out",
+            usage.reasoning_tokens.map(|n| (n, "reasoning"))
+        ),
+    )
 }
 
 /// `seq  time  level  type  payload` on one line.

@@ -186,6 +186,16 @@ impl Timeline {
                     "{prefix}{} · {calls}",
                     s.bold(&format!("round {}", p.round))
                 );
+                if let Some(usage) = &p.usage {
+                    let _ = write!(
+                        text,
+                        " {}",
+                        s.dim(&format!(
+                            "· {} in / {} out tokens",
+                            usage.input_tokens, usage.output_tokens
+                        ))
+                    );
+                }
                 if let Some(narration) = &p.narration {
                     let _ = write!(
                         text,

@@ -68,6 +68,7 @@ pub(super) fn model_completed(
         reasoning_chars: u64_of(reasoning_metrics.chars),
         reasoning_words: u64_of(reasoning_metrics.words),
         narration,
+        usage: response.usage,
     }
 }
 
