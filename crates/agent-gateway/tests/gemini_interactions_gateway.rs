@@ -942,17 +942,7 @@ async fn no_key_no_header_params_choice_and_sanitised_schemas() {
         json!({"type": "string", "title": "Title"}),
         "property names are data, not keywords"
     );
-    for (wire, tool) in body["tools"].as_array().unwrap().iter().zip(&canonical) {
-        let has_properties = tool.input_schema["properties"]
-            .as_object()
-            .is_some_and(|p| !p.is_empty());
-        assert_eq!(
-            wire.get("parameters").is_some(),
-            has_properties,
-            "{}",
-            tool.alias
-        );
-    }
+    assert_declared_schemas(body["tools"].as_array().unwrap(), &canonical, "parameters");
     assert_eq!(
         request.request.tools, canonical,
         "the canonical schemas are untouched"

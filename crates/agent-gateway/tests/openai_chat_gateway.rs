@@ -47,6 +47,11 @@ fn completion(id: &str, message: Value, finish: &str) -> Value {
     })
 }
 
+/// A plain text completion.
+fn hello() -> Value {
+    completion("c", json!({"role": "assistant", "content": "hi"}), "stop")
+}
+
 fn tool_call(id: &str, name: &str, arguments: &str) -> Value {
     json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
 }
@@ -448,15 +453,7 @@ async fn the_api_key_never_leaves_in_errors() {
 #[tokio::test]
 async fn no_key_no_authorization_header_and_custom_headers_pass() {
     let server = MockServer::start().await;
-    answer_once(
-        &server,
-        ok(completion(
-            "c",
-            json!({"role": "assistant", "content": "hi"}),
-            "stop",
-        )),
-    )
-    .await;
+    answer_once(&server, ok(hello())).await;
     let mut connection =
         HttpConnection::openai_chat(format!("{}/v1/", server.uri()), "local", Dialect::Generic);
     connection.headers.push(("X-Title".into(), "tavern".into()));
@@ -715,15 +712,7 @@ fn the_wire_checker_catches_broken_pairing() {
 #[tokio::test]
 async fn the_mock_provider_refuses_a_body_that_breaks_pairing() {
     let server = MockServer::start().await;
-    answer_once(
-        &server,
-        ok(completion(
-            "c",
-            json!({"role": "assistant", "content": "hi"}),
-            "stop",
-        )),
-    )
-    .await;
+    answer_once(&server, ok(hello())).await;
     let orphan = json!({"model": "m", "messages": [
         {"role": "user", "content": "hi"},
         {"role": "tool", "tool_call_id": "call_x", "content": "an answer to nothing"}

@@ -85,6 +85,25 @@ pub fn results_for(calls: &[&ToolInvocation]) -> Vec<AgentModelMessage> {
         .collect()
 }
 
+/// Checks the wire declarations against the canonical tools, in order: each is named by
+/// its alias and carries a schema under `schema_key` exactly when the tool has properties
+/// (Gemini wants none for a tool without them).
+pub fn assert_declared_schemas(declarations: &[Value], tools: &[AgentModelTool], schema_key: &str) {
+    assert_eq!(declarations.len(), tools.len());
+    for (wire, tool) in declarations.iter().zip(tools) {
+        assert_eq!(wire["name"], Value::String(tool.alias.clone()));
+        let has_properties = tool.input_schema["properties"]
+            .as_object()
+            .is_some_and(|p| !p.is_empty());
+        assert_eq!(
+            wire.get(schema_key).is_some(),
+            has_properties,
+            "{}",
+            tool.alias
+        );
+    }
+}
+
 /// The opening of every conversation.
 pub fn opening() -> Vec<AgentModelMessage> {
     vec![
