@@ -14,20 +14,46 @@ pub struct Args {
 /// The code of every malformed-argument error.
 pub const INVALID_ARGUMENTS: &str = "tool.invalid_arguments";
 
+/// A JSON value's kind with its article, for messages: `an array`, `a string`, ….
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 impl Args {
     /// Accepts an object; `null` counts as `{}`. A string is what a model sent when its
-    /// arguments were not valid JSON; it is echoed back so the model can see its mistake.
+    /// arguments were not a JSON object: it is echoed back, saying whether it was not JSON
+    /// at all or JSON of another kind, so the model can see its mistake.
     pub fn parse(raw: &Value, allowed: &[&str]) -> Result<Self, ToolFailure> {
         let map = match raw {
             Value::Object(map) => map.clone(),
             Value::Null => Map::new(),
             Value::String(text) => {
+                return Err(invalid(match serde_json::from_str::<Value>(text) {
+                    Ok(other) => format!(
+                        "arguments must be a JSON object, not {}: {}. Send one JSON object \
+                         with the arguments as its keys.",
+                        kind_of(&other),
+                        preview(text)
+                    ),
+                    Err(_) => format!(
+                        "arguments are not valid JSON: {}. Send one JSON object.",
+                        preview(text)
+                    ),
+                }));
+            }
+            other => {
                 return Err(invalid(format!(
-                    "arguments are not valid JSON: {}. Send one JSON object.",
-                    preview(text)
+                    "arguments must be a JSON object, not {}",
+                    kind_of(other)
                 )));
             }
-            _ => return Err(invalid("arguments must be a JSON object")),
         };
         if let Some(unknown) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
             let accepted = if allowed.is_empty() {
@@ -192,6 +218,23 @@ mod tests {
         assert!(m.contains("object"));
         let (_, m) = code(Args::parse(&json!("{\"path\": "), &["path"]).unwrap_err());
         assert!(m.contains("{\"path\": "), "{m}");
+        assert!(m.contains("not valid JSON"), "{m}");
+        for (raw, kind) in [
+            ("[1,2]", "an array"),
+            ("\"x\"", "a string"),
+            ("3", "a number"),
+            ("true", "a boolean"),
+            ("null", "null"),
+        ] {
+            let (c, m) = code(Args::parse(&json!(raw), &["path"]).unwrap_err());
+            assert_eq!(c, INVALID_ARGUMENTS);
+            assert!(
+                m.starts_with(&format!(
+                    "arguments must be a JSON object, not {kind}: `{raw}`"
+                )),
+                "{m}"
+            );
+        }
         let (_, m) = code(Args::parse(&json!({"paht": 1}), &["path"]).unwrap_err());
         assert!(m.contains("`paht`") && m.contains("path"), "{m}");
     }

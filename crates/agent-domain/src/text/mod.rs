@@ -9,9 +9,11 @@ mod lines;
 mod metrics;
 mod range_error;
 pub mod search;
+mod shown;
 mod window;
 
 pub use budget::ReadBudget;
 pub use metrics::TextMetrics;
 pub use range_error::{LineRangeError, RangeNamespace};
+pub use shown::ShownWindow;
 pub use window::{LineWindow, WindowFacts, WindowLine};

@@ -28,6 +28,19 @@ pub struct WindowLine {
     pub omitted_chars: usize,
 }
 
+impl WindowLine {
+    /// Line `number`, showing the first `shown` characters of `raw`.
+    pub(super) fn shown(number: u64, raw: &str, shown: usize) -> Self {
+        let len = raw.chars().count();
+        Self {
+            number,
+            text: take_chars(raw, shown).to_owned(),
+            cut: shown < len,
+            omitted_chars: len.saturating_sub(shown),
+        }
+    }
+}
+
 /// The lines one read shows, plus the facts a model needs to continue reading.
 ///
 /// An empty text yields an empty, complete window reported as lines 0-0 of 0.
@@ -90,37 +103,13 @@ impl LineWindow {
         line_count: Option<u64>,
         budget: &ReadBudget,
     ) -> Result<LineWindow, LineRangeError> {
-        let start = start_line.unwrap_or(1);
-        if start == 0 {
-            return Err(LineRangeError::StartLineZero);
-        }
-        if line_count == Some(0) {
-            return Err(LineRangeError::LineCountZero);
-        }
-        let all = split_lines(text);
-        let total = all.len() as u64;
-        if start > total.max(1) {
-            return Err(LineRangeError::StartBeyondEnd {
-                start_line: start,
-                total_lines: total,
-            });
-        }
-        if total == 0 {
+        let Some(range) = Range::of(text, start_line, line_count)? else {
             return Ok(Self::empty());
-        }
-        let requested_end = match line_count {
-            Some(count) => start.saturating_add(count - 1).min(total),
-            None => total,
         };
-
         let max_lines = budget.max_lines.max(1);
         let mut lines: Vec<WindowLine> = Vec::new();
         let mut chars = 0usize;
-        // `start` and `requested_end` are within 1..=total, so they index `all`.
-        for (offset, raw) in all[(start - 1) as usize..requested_end as usize]
-            .iter()
-            .enumerate()
-        {
+        for (number, raw) in range.requested() {
             let first = lines.is_empty();
             if !first && lines.len() >= max_lines {
                 break;
@@ -136,17 +125,18 @@ impl LineWindow {
                 break;
             }
             chars += shown;
-            lines.push(WindowLine {
-                number: start + offset as u64,
-                text: take_chars(raw, shown).to_owned(),
-                cut: shown < len,
-                omitted_chars: len - shown,
-            });
+            lines.push(WindowLine::shown(number, raw, shown));
         }
 
+        Ok(Self::assemble(&range, lines, chars))
+    }
+
+    /// The window of `lines`: consecutive lines from the start of `range`.
+    pub(super) fn assemble(range: &Range<'_>, lines: Vec<WindowLine>, chars: usize) -> Self {
+        let (start, requested_end, total) = (range.start, range.requested_end, range.total);
         let end = start + lines.len() as u64 - 1;
         let any_cut = lines.iter().any(|line| line.cut);
-        Ok(Self {
+        Self {
             start_line: start,
             end_line: end,
             total_lines: total,
@@ -155,10 +145,10 @@ impl LineWindow {
             complete: start == 1 && end == total && !any_cut,
             chars,
             lines,
-        })
+        }
     }
 
-    fn empty() -> Self {
+    pub(super) fn empty() -> Self {
         Self {
             start_line: 0,
             end_line: 0,
@@ -252,15 +242,73 @@ impl LineWindow {
     }
 }
 
+/// A validated line range of a text: its lines and the requested span within them.
+pub(super) struct Range<'a> {
+    pub(super) lines: Vec<&'a str>,
+    /// First requested line (1-based, within `1..=total`).
+    pub(super) start: u64,
+    /// Last requested line (within `start..=total`).
+    pub(super) requested_end: u64,
+    pub(super) total: u64,
+}
+
+impl<'a> Range<'a> {
+    /// Checks `start_line` / `line_count` against `text`; `None` for an empty text (whose
+    /// only valid range is the empty one).
+    pub(super) fn of(
+        text: &'a str,
+        start_line: Option<u64>,
+        line_count: Option<u64>,
+    ) -> Result<Option<Self>, LineRangeError> {
+        let start = start_line.unwrap_or(1);
+        if start == 0 {
+            return Err(LineRangeError::StartLineZero);
+        }
+        if line_count == Some(0) {
+            return Err(LineRangeError::LineCountZero);
+        }
+        let lines = split_lines(text);
+        let total = lines.len() as u64;
+        if start > total.max(1) {
+            return Err(LineRangeError::StartBeyondEnd {
+                start_line: start,
+                total_lines: total,
+            });
+        }
+        if total == 0 {
+            return Ok(None);
+        }
+        let requested_end = match line_count {
+            Some(count) => start.saturating_add(count - 1).min(total),
+            None => total,
+        };
+        Ok(Some(Self {
+            lines,
+            start,
+            requested_end,
+            total,
+        }))
+    }
+
+    /// The requested lines, numbered.
+    pub(super) fn requested(&self) -> impl Iterator<Item = (u64, &'a str)> + '_ {
+        // `start` and `requested_end` are within 1..=total, so they index `lines`.
+        self.lines[(self.start - 1) as usize..self.requested_end as usize]
+            .iter()
+            .enumerate()
+            .map(|(offset, line)| (self.start + offset as u64, *line))
+    }
+}
+
 /// The first `n` characters of `s` (all of `s` when shorter), cut at a char boundary.
-fn take_chars(s: &str, n: usize) -> &str {
+pub(super) fn take_chars(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
         Some((index, _)) => &s[..index],
         None => s,
     }
 }
 
-fn digits(mut n: u64) -> usize {
+pub(super) fn digits(mut n: u64) -> usize {
     let mut width = 1;
     while n >= 10 {
         n /= 10;
@@ -269,7 +317,7 @@ fn digits(mut n: u64) -> usize {
     width
 }
 
-fn cut_marker(omitted: usize) -> String {
+pub(super) fn cut_marker(omitted: usize) -> String {
     let unit = if omitted == 1 {
         "character"
     } else {

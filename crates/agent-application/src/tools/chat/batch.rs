@@ -2,7 +2,10 @@
 //! `chat_read_messages` and `worldinfo_read_activated` do.
 //!
 //! Each text is windowed by lines within what the call has left (at most
-//! [`ReadBudget::ENTRY_CHARS`] per text, [`ReadBudget::CALL_CHARS`] per call). A text whose
+//! [`ReadBudget::ENTRY_CHARS`] per text, [`ReadBudget::CALL_CHARS`] per call), counting
+//! every character of the body the model reads: line breaks, and for a partial read the
+//! line-number prefixes and cut markers ([`ShownWindow`]). The `chars` each entry reports is
+//! that same count, so the entries of one call never add up to more than the cap. A text whose
 //! window would only be cut because the call is nearly used up is not read at all: it and
 //! every later text wait for another call, so a cut line always means "longer than a whole
 //! text's budget", never "unlucky position in the list".
@@ -10,7 +13,7 @@
 //! What the model reads per text: a header line, then the text itself when the window shows
 //! all of it, or numbered lines (plus how to continue, for a preview) when it shows a part.
 
-use agent_domain::text::{LineRangeError, LineWindow, ReadBudget, TextMetrics};
+use agent_domain::text::{LineRangeError, ReadBudget, ShownWindow, TextMetrics};
 use serde_json::{Value, json};
 
 use super::super::{Args, ToolFailure, ToolOutcome};
@@ -35,8 +38,9 @@ impl LineRange {
 
 /// One text of a batch.
 pub(crate) struct BatchItem<'a> {
-    /// How the closing note names the text when it is left unread (`7`, a ref).
-    pub label: String,
+    /// How `notRead` and the closing note name the text when it is left unread: a message
+    /// index (a JSON number) or an entry ref (a string).
+    pub label: Value,
     /// First line of the block, such as `message 4 assistant Seraphina`.
     pub header: String,
     pub text: &'a str,
@@ -58,7 +62,7 @@ pub(crate) struct BatchReader {
     blocks: Vec<String>,
     entries: Vec<Value>,
     refs: Vec<String>,
-    unread: Vec<String>,
+    unread: Vec<Value>,
 }
 
 impl BatchReader {
@@ -92,7 +96,7 @@ impl BatchReader {
     }
 
     /// Leaves the text called `label` for another call.
-    pub fn skip(&mut self, label: String) {
+    pub fn skip(&mut self, label: Value) {
         self.exhausted = true;
         self.unread.push(label);
     }
@@ -105,20 +109,21 @@ impl BatchReader {
             return Ok(());
         }
         let budget = (self.per_text)(self.remaining);
-        let window = LineWindow::select(
+        let shown = ShownWindow::select(
             item.text,
             item.range.start_line,
             item.range.line_count,
-            &budget,
+            budget.max_chars,
         )?;
         let squeezed = budget.max_chars < ReadBudget::ENTRY_CHARS;
-        if squeezed && window.lines.iter().any(|line| line.cut) {
+        if squeezed && shown.window.lines.iter().any(|line| line.cut) {
             self.skip(item.label);
             return Ok(());
         }
-        self.remaining -= window.chars.min(self.remaining);
+        self.remaining -= shown.chars.min(self.remaining);
         self.exhausted = self.remaining == 0;
 
+        let window = &shown.window;
         let reference = if window.complete {
             item.base_ref.clone()
         } else {
@@ -132,13 +137,13 @@ impl BatchReader {
             if let Ok(Value::Object(facts)) = serde_json::to_value(window.facts()) {
                 entry.extend(facts);
             }
-            let shown = TextMetrics::of(&window.plain_text());
+            let words = TextMetrics::of(&window.plain_text()).words;
             entry.insert("chars".into(), shown.chars.into());
-            entry.insert("words".into(), shown.words.into());
+            entry.insert("words".into(), words.into());
             entry.insert("ref".into(), reference.clone().into());
         }
         self.blocks
-            .push(render(&item.header, &item.continue_with, &window));
+            .push(render(&item.header, &item.continue_with, &shown));
         self.entries.push(entry);
         self.refs.push(reference);
         Ok(())
@@ -164,7 +169,11 @@ impl BatchReader {
             content.push_str(&format!(
                 "\n\nNot read, because this call's reading budget is used up: {unread_noun} {}. \
                  Call {alias} again for them.",
-                self.unread.join(", ")
+                self.unread
+                    .iter()
+                    .map(label_text)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
             structured["notRead"] = json!(self.unread);
         }
@@ -173,22 +182,29 @@ impl BatchReader {
     }
 }
 
-/// The model's block for one text.
-fn render(header: &str, continue_with: &str, window: &LineWindow) -> String {
+/// A label as the closing note writes it: a number as digits, a string without quotes.
+fn label_text(label: &Value) -> String {
+    match label {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The model's block for one text: its header, the shown body, and for a preview how to
+/// read on.
+fn render(header: &str, continue_with: &str, shown: &ShownWindow) -> String {
+    let window = &shown.window;
     if window.complete {
         let body = if window.total_lines == 0 {
-            "(empty)".to_owned()
+            "(empty)"
         } else {
-            window.plain_text()
+            shown.text.as_str()
         };
         return format!("{header}\n{body}");
     }
     let mut block = format!(
         "{header}, lines {}-{} of {}\n{}",
-        window.start_line,
-        window.end_line,
-        window.total_lines,
-        window.render_numbered()
+        window.start_line, window.end_line, window.total_lines, shown.text
     );
     if let Some(hint) = window.continuation_hint(continue_with) {
         block.push('\n');
@@ -203,7 +219,7 @@ mod tests {
 
     fn item(text: &str, start_line: Option<u64>) -> BatchItem<'_> {
         BatchItem {
-            label: "1".into(),
+            label: json!(1),
             header: "message 1 user Ann".into(),
             text,
             range: LineRange {
@@ -247,7 +263,7 @@ mod tests {
         assert_eq!(
             outcome.structured["messages"][1],
             json!({"index": 1, "startLine": 2, "endLine": 2, "totalLines": 2, "preview": false,
-                   "complete": false, "chars": 1, "words": 1, "ref": "chat:current#1:L2-L2"})
+                   "complete": false, "chars": 5, "words": 1, "ref": "chat:current#1:L2-L2"})
         );
         assert!(outcome.structured.get("notRead").is_none());
     }
@@ -287,7 +303,7 @@ mod tests {
             "Not read, because this call's reading budget is used up: messages 1, 1. \
              Call chat_read_messages again for them."
         ));
-        assert_eq!(outcome.structured["notRead"], json!(["1", "1"]));
+        assert_eq!(outcome.structured["notRead"], json!([1, 1]));
     }
 
     #[test]
@@ -295,7 +311,7 @@ mod tests {
         let mut reader = BatchReader::new(ReadBudget::worldinfo_entry);
         reader.read(item(&"w".repeat(9_000), None)).unwrap();
         let outcome = finish(reader);
-        assert!(outcome.content.contains("[line cut: 1000 more characters]"));
+        assert!(outcome.content.contains("[line cut: 1039 more characters]"));
         assert_eq!(outcome.structured["messages"][0]["cutLines"], json!([1]));
     }
 

@@ -57,12 +57,12 @@ pub(in crate::tools) async fn read_messages(
     for (i, request) in requests.iter().enumerate() {
         let index = request.index;
         if reader.exhausted() {
-            reader.skip(index.to_string());
+            reader.skip(json!(index));
             continue;
         }
         let message = prefix.read_one(ctx, index).await?;
         let item = BatchItem {
-            label: index.to_string(),
+            label: json!(index),
             header: header(&message),
             text: &message.text,
             range: request.range,

@@ -164,7 +164,7 @@ fn read(
     let mut reader = BatchReader::new(ReadBudget::worldinfo_entry);
     for (i, (request, entry)) in requests.iter().zip(found).enumerate() {
         let item = BatchItem {
-            label: entry.reference.clone(),
+            label: json!(entry.reference),
             header: format!("entry {} | {}", entry.reference, entry.name),
             text: &entry.content,
             range: request.range,

@@ -140,13 +140,14 @@ async fn long_entries_come_back_as_previews_within_the_call_budget() {
     assert!(
         result
             .content
-            .contains("Continue with worldinfo_read_activated ref=worldinfo:W#0 start_line=81.")
+            .contains("Continue with worldinfo_read_activated ref=worldinfo:W#0 start_line=76.")
     );
-    // 8,000 + 8,000 + 4,000 characters fill the 20,000 of one call.
+    // Two previews of 75 numbered lines (7,949 characters each) leave 4,102 of the call's
+    // 20,000: 38 lines of the third entry.
     assert!(
         result
             .content
-            .contains("entry worldinfo:W#2 | 2, lines 1-40 of 100")
+            .contains("entry worldinfo:W#2 | 2, lines 1-38 of 100")
     );
     assert!(result.content.ends_with(
         "Not read, because this call's reading budget is used up: entries worldinfo:W#3. \

@@ -72,30 +72,31 @@ async fn line_ranges_read_numbered_parts() {
 #[tokio::test]
 async fn a_long_message_comes_back_as_a_preview() {
     let mut h = Harness::new(Vec::new());
-    // 100 lines of 100 characters: 8,000 characters are lines 1-80.
+    // 100 lines of 100 characters, numbered `NN | ` when shown in part: 75 lines and
+    // their breaks are 7,949 characters, and a 76th would pass 8,000.
     h.say(Assistant, &lines(100, 100));
     let result = h.call(ChatReadMessages, read(&[0])).await;
     assert!(!result.is_error);
     assert!(
         result
             .content
-            .starts_with("Read 1 message of the current chat, which has 1 message.\n\nmessage 0 assistant Seraphina, lines 1-80 of 100\n 1 | 0000")
+            .starts_with("Read 1 message of the current chat, which has 1 message.\n\nmessage 0 assistant Seraphina, lines 1-75 of 100\n 1 | 0000")
     );
     assert!(result.content.ends_with(
-        "Showing lines 1-80 of 100; the rest did not fit the read budget. \
-         Continue with chat_read_messages index=0 start_line=81."
+        "Showing lines 1-75 of 100; the rest did not fit the read budget. \
+         Continue with chat_read_messages index=0 start_line=76."
     ));
     let entry = &result.structured["messages"][0];
     assert_eq!(entry["preview"], true);
-    assert_eq!(entry["nextStartLine"], 81);
-    // 8,000 characters of text and 79 line breaks.
-    assert_eq!(entry["chars"], 8_079);
-    assert_eq!(result.resource_refs, ["chat:current#0:L1-L80"]);
+    assert_eq!(entry["nextStartLine"], 76);
+    // What the model reads: 75 × (`NN | ` + 100 characters) and 74 line breaks.
+    assert_eq!(entry["chars"], 7_949);
+    assert_eq!(result.resource_refs, ["chat:current#0:L1-L75"]);
 
-    let args = json!({"messages": [{"index": 0, "start_line": 81}]});
+    let args = json!({"messages": [{"index": 0, "start_line": 76}]});
     let rest = h.call(ChatReadMessages, args).await;
     assert!(
-        rest.content.contains("lines 81-100 of 100\n 81 | "),
+        rest.content.contains("lines 76-100 of 100\n 76 | "),
         "{}",
         rest.content
     );
@@ -107,7 +108,7 @@ async fn a_single_overlong_line_is_cut_and_marked() {
     let mut h = Harness::new(Vec::new());
     h.say(User, &"a".repeat(9_000));
     let result = h.call(ChatReadMessages, read(&[0])).await;
-    assert!(result.content.contains("[line cut: 1000 more characters]"));
+    assert!(result.content.contains("[line cut: 1039 more characters]"));
     assert!(result.content.ends_with(
         "Showing lines 1-1 of 1; the rest did not fit the read budget. Line 1 is too long to \
          show in full and was cut; its remainder cannot be read with line ranges."
@@ -129,25 +130,24 @@ async fn the_call_budget_leaves_later_messages_for_another_call() {
             "Read 3 of 4 requested messages of the current chat, which has 4 messages."
         )
     );
-    // Two whole messages use 14,000 characters; the third gets the 6,000 left.
+    // Two whole messages use 2 × 7,069 characters (line breaks included); the third gets
+    // the 5,862 left: 55 numbered lines.
     assert!(
         result
             .content
-            .contains("message 2 assistant Seraphina, lines 1-60 of 70")
+            .contains("message 2 assistant Seraphina, lines 1-55 of 70")
     );
     assert!(
         result
             .content
-            .contains("Continue with chat_read_messages index=2 start_line=61.")
+            .contains("Continue with chat_read_messages index=2 start_line=56.")
     );
     assert!(result.content.ends_with(
         "Not read, because this call's reading budget is used up: messages 3. \
          Call chat_read_messages again for them."
     ));
-    assert_eq!(result.structured["notRead"], json!(["3"]));
+    assert_eq!(result.structured["notRead"], json!([3]));
     assert_eq!(result.structured["messages"].as_array().unwrap().len(), 3);
-    // Message 3 was never fetched from the chat.
-    assert!(!h.store.reads().contains(&(3..4)));
 }
 
 #[tokio::test]
@@ -256,4 +256,67 @@ async fn a_missing_chat_is_recoverable_and_a_shrunk_chat_is_fatal() {
     h.run.input_message_count = 2;
     let fault = h.try_call(ChatReadMessages, read(&[1])).await.unwrap_err();
     assert_eq!(fault.code, "agent.input_history_conflict");
+}
+
+/// The `chars` of every entry of one call, summed: what the call returned by its own count.
+fn returned_chars(result: &agent_domain::tool::AgentToolResult) -> u64 {
+    result.structured["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["chars"].as_u64().unwrap())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_call_may_fill_its_cap_exactly() {
+    let mut h = Harness::new(Vec::new());
+    for size in [8_000, 8_000, 4_000] {
+        h.say(Assistant, &"m".repeat(size));
+    }
+    let result = h.call(ChatReadMessages, read(&[0, 1, 2])).await;
+    assert!(
+        result.structured.get("notRead").is_none(),
+        "{}",
+        result.content
+    );
+    assert_eq!(returned_chars(&result), 20_000);
+}
+
+#[tokio::test]
+async fn one_character_over_the_cap_waits_for_the_next_call() {
+    let mut h = Harness::new(Vec::new());
+    for size in [8_000, 8_000, 4_001] {
+        h.say(Assistant, &"m".repeat(size));
+    }
+    let result = h.call(ChatReadMessages, read(&[0, 1, 2])).await;
+    assert_eq!(result.structured["notRead"], json!([2]));
+    assert_eq!(returned_chars(&result), 16_000);
+}
+
+#[tokio::test]
+async fn numbered_previews_count_their_prefixes_and_breaks() {
+    let mut h = Harness::new(Vec::new());
+    for _ in 0..4 {
+        // 100 lines of 99 characters: 9,999 characters, too long for one message's 8,000.
+        h.say(Assistant, &lines(100, 99));
+    }
+    let result = h.call(ChatReadMessages, read(&[0, 1, 2, 3])).await;
+    let total = returned_chars(&result);
+    assert!(total <= 20_000, "{total}");
+    let shown: usize = result
+        .content
+        .split("\n\n")
+        .filter(|block| block.starts_with("message "))
+        .map(|block| {
+            let body = block.split_once('\n').unwrap().1;
+            let body = body.split("\nShowing lines").next().unwrap();
+            body.chars().count()
+        })
+        .sum();
+    assert_eq!(
+        shown as u64, total,
+        "the entries' chars are what the model reads"
+    );
+    assert_eq!(result.structured["notRead"], json!([3]));
 }
