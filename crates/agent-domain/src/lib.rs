@@ -7,6 +7,7 @@
 pub mod connection;
 pub mod error;
 pub mod event;
+pub mod json;
 pub mod model;
 pub mod profile;
 pub mod run;

@@ -199,6 +199,24 @@ impl HttpConnection {
         }
     }
 
+    /// SillyTavern's name for this connection's API (its `chat_completion_source`), which
+    /// messages written by SillyTavern record as `extra.api`: `openai`, `claude`,
+    /// `makersuite` (Gemini), `deepseek`, `openrouter`, or `custom` for any other
+    /// OpenAI-compatible server.
+    pub fn sillytavern_api(&self) -> &'static str {
+        match self.format.as_str() {
+            FORMAT_OPENAI_CHAT => match self.dialect {
+                Dialect::Openai => "openai",
+                Dialect::Deepseek => "deepseek",
+                Dialect::Openrouter => "openrouter",
+                Dialect::Generic => "custom",
+            },
+            FORMAT_ANTHROPIC => "claude",
+            FORMAT_GEMINI | FORMAT_GEMINI_INTERACTIONS => "makersuite",
+            _ => "openai",
+        }
+    }
+
     /// A Chat Completions connection with no key, headers or params.
     pub fn openai_chat(
         base_url: impl Into<String>,

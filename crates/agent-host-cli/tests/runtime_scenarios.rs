@@ -436,7 +436,7 @@ async fn a_swipe_hides_the_last_reply_and_adds_a_swipe_to_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_regenerate_hides_the_last_reply_and_replaces_its_current_swipe() {
+async fn a_regenerate_hides_the_last_reply_and_adds_a_selected_swipe_to_it() {
     let world = World::with_chat(&chat_ending_with_a_reply());
     let mut request = world.request(&hidden_reply_script());
     request.generation_type = GenerationType::Regenerate;
@@ -453,11 +453,17 @@ async fn a_regenerate_hides_the_last_reply_and_replaces_its_current_swipe() {
     assert_eq!(messages.len(), 4);
     let reply = &messages[3];
     assert_eq!(reply["mes"], REPLY);
-    assert_eq!(reply["swipes"], json!([REPLY]));
-    assert_eq!(reply["swipe_id"], 0);
     assert_eq!(
-        reply["extra"]["tauritavern"]["agent"]["runId"],
-        run.run_id.as_str()
+        reply["swipes"],
+        json!([EARLIER, REPLY]),
+        "the earlier swipe stays"
+    );
+    assert_eq!(reply["swipe_id"], 1);
+    let agent = &reply["extra"]["tauritavern"]["agent"];
+    assert_eq!(agent["runId"], run.run_id.as_str());
+    assert_eq!(
+        agent["rollback"],
+        json!({"strategy": "deleteSwipe", "swipeId": 1})
     );
     assert_eq!(types(&run.events).last(), Some(&"run_completed"));
 }

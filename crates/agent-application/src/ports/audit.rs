@@ -20,6 +20,9 @@ pub enum InputDocument {
     ResolvedProfile,
     ResolvedSkills,
     PersistSnapshot,
+    /// The message a run's first commit changed (a new swipe), as it was before, for an
+    /// exact rollback: `{messageId, message}` (the message's JSONL line).
+    RollbackBase,
 }
 
 /// Every write is create-only: writing the same document twice is

@@ -4,8 +4,9 @@ use std::ops::Range;
 
 use agent_domain::ErrorCode;
 use agent_domain::event::ChatRef;
+use agent_domain::json::OrderedJson;
 pub use agent_domain::run::ChatRole;
-use agent_domain::run::{GenerationType, RunId, StateId};
+use agent_domain::run::{AgentMessageRecord, RollbackStrategy, RunId, StateId};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -49,8 +50,8 @@ pub trait ChatStore: Send + Sync {
     ) -> Result<Vec<ChatMessage>, ChatError>;
 }
 
-/// `replace` overwrites this run's message; `append` adds to it. Either creates the message
-/// on the run's first commit.
+/// How a commit changes the run's message text; the runtime composes the text, so the host
+/// only ever sets it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CommitMode {
@@ -59,18 +60,70 @@ pub enum CommitMode {
     Append,
 }
 
+impl CommitMode {
+    /// `replace` or `append`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Replace => "replace",
+            Self::Append => "append",
+        }
+    }
+}
+
+/// Where a commit lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitTarget {
+    /// The first commit of a `normal` run: a new reply after the last message.
+    NewReply,
+    /// The first commit of a `regenerate` or `swipe` run: a new swipe of message `index`,
+    /// selected; its earlier swipes stay as they were.
+    NewSwipe { index: usize },
+    /// A later commit: the message the run's first commit wrote (its receipt's id).
+    Revise { message_id: String },
+}
+
+/// Who a reply is from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReplyAuthor {
+    /// The speaker's display name (`name`).
+    pub name: String,
+    /// In a group chat, the speaking member's card file (`original_avatar`, and the source
+    /// of `force_avatar`).
+    pub avatar: Option<String>,
+    /// In a group chat, the generation's id (`extra.gen_id`, milliseconds since the epoch).
+    pub generation_id: Option<u64>,
+}
+
+/// What wrote a reply, as SillyTavern records it on the message.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReplyModel {
+    /// `extra.api`: SillyTavern's name for the API (`openai`, `claude`, `makersuite`, …).
+    pub api: String,
+    /// `extra.model`.
+    pub model: String,
+}
+
 /// Publish text as this run's chat message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatCommitRequest {
     pub chat: ChatRef,
     pub run_id: RunId,
-    pub generation_type: GenerationType,
-    /// The frozen prefix the run read; regenerate and swipe target the message right after it.
-    pub input_message_count: usize,
-    /// The message an earlier commit of this run created, if any.
-    pub message_id: Option<String>,
-    pub mode: CommitMode,
+    pub target: CommitTarget,
+    /// The message's whole text after this commit (`mes`), already composed from the run's
+    /// commits and cleaned.
     pub text: String,
+    pub author: ReplyAuthor,
+    pub model: ReplyModel,
+    /// `extra.reasoning`: the reasoning of the model turn that committed, or empty.
+    pub reasoning: String,
+    /// `gen_started`: when the run started (RFC 3339, UTC).
+    pub generation_started: String,
+    /// `send_date` and `gen_finished`: now (RFC 3339, UTC).
+    pub committed_at: String,
+    /// `extra.tauritavern.agent`; the host sets its `rollback`.
+    pub record: AgentMessageRecord,
+    /// `chat_metadata` keys to set in the same write (such as `timedWorldInfo`).
+    pub metadata: Vec<(String, OrderedJson)>,
 }
 
 /// Where the commit landed.
@@ -78,6 +131,11 @@ pub struct ChatCommitRequest {
 pub struct ChatCommitReceipt {
     pub message_id: String,
     pub message_index: Option<usize>,
+    /// How to undo the run on this message, as written into its record.
+    pub rollback: RollbackStrategy,
+    /// For the first commit onto an existing message (a new swipe): the message exactly as
+    /// it was before, which a rollback may restore byte for byte.
+    pub previous_message: Option<String>,
 }
 
 /// Record on a committed message the persistent state its run promoted.
@@ -87,6 +145,36 @@ pub struct PersistStateUpdate {
     pub run_id: RunId,
     pub message_id: String,
     pub state_id: StateId,
+    pub base_state_id: Option<StateId>,
+    pub change_count: u32,
+}
+
+/// Undo a run's commits on the chat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatRollbackRequest {
+    pub chat: ChatRef,
+    pub run_id: RunId,
+    pub targets: Vec<RollbackTarget>,
+}
+
+/// One message a run committed to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RollbackTarget {
+    pub message_id: String,
+    /// [`ChatCommitReceipt::previous_message`] of the run's first commit onto it.
+    pub previous_message: Option<String>,
+}
+
+/// What a rollback changed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatRollbackReport {
+    /// Messages removed, by index.
+    pub deleted_messages: Vec<usize>,
+    /// Swipes removed, as (message index, swipe id).
+    pub removed_swipes: Vec<(usize, u64)>,
+    /// Messages put back exactly as they were before the run.
+    pub restored_messages: Vec<usize>,
 }
 
 /// The host's side of committing: writes into the chat, serialised with other writers.
@@ -95,6 +183,11 @@ pub trait ChatCommitPort: Send + Sync {
     async fn commit(&self, request: ChatCommitRequest) -> Result<ChatCommitReceipt, ChatError>;
 
     async fn record_persist_state(&self, update: PersistStateUpdate) -> Result<(), ChatError>;
+
+    /// Undoes a run on each target by the strategy its record names, highest index first,
+    /// all in one atomic write; every check passes before anything changes.
+    async fn rollback(&self, request: ChatRollbackRequest)
+    -> Result<ChatRollbackReport, ChatError>;
 }
 
 /// A chat could not be read or written.
@@ -115,6 +208,11 @@ pub enum ChatError {
     NoTarget(&'static str),
     #[error("message {0} of this run is gone from the chat")]
     MessageMissing(String),
+    /// A later commit's message is no longer this run's (another run or a person changed it).
+    #[error("message {0} is no longer this run's message")]
+    MessageMismatch(String),
+    #[error("cannot roll back: {0}")]
+    Rollback(#[from] RollbackError),
     #[error("chat I/O: {0}")]
     Io(String),
 }
@@ -128,7 +226,40 @@ impl ErrorCode for ChatError {
             Self::InvalidHeader(_) => "agent.invalid_chat_integrity",
             Self::NoTarget(_) => "agent.swipe_target_invalid",
             Self::MessageMissing(_) => "agent.chat_commit_failed",
+            Self::MessageMismatch(_) => "agent.chat_commit_message_mismatch",
+            Self::Rollback(err) => err.code(),
             Self::Io(_) => "agent.storage_io",
+        }
+    }
+}
+
+/// Why a run's message cannot be rolled back (TauriTavern's rollback checks).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RollbackError {
+    #[error("message {0} does not exist")]
+    TargetMissing(String),
+    #[error("message {index} was not written by this run")]
+    RunMismatch { index: usize },
+    #[error("message {index} does not say how to undo the run (no rollback strategy)")]
+    StrategyMissing { index: usize },
+    #[error("message {index} names the rollback strategy `{strategy}`, which is not supported")]
+    StrategyUnsupported { index: usize, strategy: String },
+    #[error("message {index} does not have the swipes its rollback needs")]
+    SwipeStateInvalid { index: usize },
+    #[error("message {index} has no swipe {swipe_id} to remove")]
+    SwipeIdInvalid { index: usize, swipe_id: String },
+}
+
+impl ErrorCode for RollbackError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::TargetMissing(_) => "agent.rollback_target_missing",
+            Self::RunMismatch { .. } => "agent.rollback_run_mismatch",
+            Self::StrategyMissing { .. } => "agent.rollback_strategy_missing",
+            Self::StrategyUnsupported { .. } => "agent.rollback_strategy_unsupported",
+            Self::SwipeStateInvalid { .. } => "agent.rollback_swipe_state_invalid",
+            Self::SwipeIdInvalid { .. } => "agent.rollback_swipe_id_invalid",
         }
     }
 }

@@ -26,7 +26,8 @@ pub use cancel::CancelRequests;
 pub use character::{CharacterCard, CharacterCards};
 pub use chat::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatInfo, ChatMessage,
-    ChatRole, ChatStore, CommitMode, PersistStateUpdate,
+    ChatRole, ChatRollbackReport, ChatRollbackRequest, ChatStore, CommitMode, CommitTarget,
+    PersistStateUpdate, ReplyAuthor, ReplyModel, RollbackError, RollbackTarget,
 };
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};

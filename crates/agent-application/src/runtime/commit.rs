@@ -9,8 +9,16 @@
 //! status dispatching_tool → chat_commit_completed        | chat_commit_failed → fault
 //! ```
 //!
-//! Every commit of a run targets one message: the first creates it (per the generation
-//! type), later ones name it by the id the ledger recorded.
+//! Every commit of a run targets one message: the first creates it (a new reply, or a new
+//! swipe of the message a regenerate or swipe set aside), later ones name it by the id the
+//! ledger recorded.
+//!
+//! The runtime composes the message's text; the host only sets it. Auto-publish is a
+//! provisional draft: it shows the round's file as it is, but the first explicit commit
+//! replaces whatever it showed, in either mode, and an `append` builds only on explicit
+//! commits (`earlier explicit text` + blank line + the file). Text is cleaned as
+//! SillyTavern cleans a reply (trimmed). After each commit the message carries the run's
+//! record (`extra.tauritavern.agent`, every commit so far).
 
 use agent_domain::ErrorCode;
 use agent_domain::event::{
@@ -18,6 +26,7 @@ use agent_domain::event::{
     ChatCommitRequestedPayload, ChatCommitStartedPayload, CheckpointReason, RunEvent, RunStatus,
     WriteMode,
 };
+use agent_domain::run::{AgentMessageRecord, AgentRun, CommitRecord, RecordIdentity};
 use agent_domain::text::TextMetrics;
 use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath};
@@ -27,9 +36,10 @@ use super::drive::{Driver, count};
 use super::fault::Fault;
 use super::machine::{AutoPublishReport, ToolCallReport, ToolControl};
 use super::prepare::Invocation;
-use super::start::generation_name;
 use super::tool_calls::failure_result;
-use crate::ports::{ChatCommitReceipt, ChatCommitRequest, CommitMode, WorkspaceError};
+use crate::ports::{
+    ChatCommitReceipt, ChatCommitRequest, CommitMode, CommitTarget, InputDocument, WorkspaceError,
+};
 use crate::tools::{Args, InvocationScope, ToolFailure};
 
 /// A host commit failed, or the file changed before the host read it.
@@ -38,6 +48,10 @@ pub(super) const CHAT_COMMIT_FAILED: &str = "agent.chat_commit_failed";
 const REQUIRED_ARTIFACT_EMPTY: &str = "workspace.required_artifact_empty";
 /// `tool-results/` is readable but never published.
 const PATH_NOT_COMMITTABLE: &str = "workspace.path_not_committable";
+/// `mode` is neither `replace` nor `append`.
+const COMMIT_MODE_INVALID: &str = "workspace.commit_mode_invalid";
+/// The `reason` recorded on an auto-publish's commit entry.
+const AUTO_PUBLISH_REASON: &str = "auto-publish";
 /// The file is outside the invocation's visible roots.
 const PATH_NOT_VISIBLE: &str = "workspace.path_not_visible";
 
@@ -205,9 +219,15 @@ fn parse(
             format!("`{path}` is outside the folders you can see; commit a file you wrote."),
         ));
     }
-    let mode = match args.optional_choice("mode", &["replace", "append"])? {
+    let mode = match args.optional_str("mode")?.as_deref().map(str::trim) {
+        None | Some("replace") => CommitMode::Replace,
         Some("append") => CommitMode::Append,
-        _ => CommitMode::Replace,
+        Some(other) => {
+            return Err(ToolFailure::recoverable(
+                COMMIT_MODE_INVALID,
+                format!("`mode` must be \"replace\" or \"append\", not `{other}`"),
+            ));
+        }
     };
     let reason = args
         .optional_str("reason")?
@@ -283,7 +303,7 @@ async fn publish(
             workspace_id: record.workspace_id.to_string(),
             stable_chat_id: record.stable_chat_id.clone(),
             chat_ref: record.chat_ref.clone(),
-            generation_type: generation_name(record.generation_type).to_owned(),
+            generation_type: record.generation_type.as_str().to_owned(),
             profile_id: record.profile_id.clone(),
             persist_base_state_id: record.persist_base_state_id.as_ref().map(|s| s.to_string()),
             path: plan.path.clone(),
@@ -292,27 +312,30 @@ async fn publish(
             chars,
             words,
             sha256: file.sha256.clone(),
-            checkpoint_id,
+            checkpoint_id: checkpoint_id.clone(),
             is_explicit: plan.explicit,
         }))
         .await?;
 
     // The host side: re-read the file, check it is what was requested, write the chat.
+    let text = compose(&plan, d.explicit_text.as_deref(), &file.text);
+    let entry = CommitRecord {
+        seq: u32::try_from(d.commits.len() + 1).unwrap_or(u32::MAX),
+        commit_id: commit_id.clone(),
+        checkpoint_id: checkpoint_id.clone(),
+        path: plan.path.to_string(),
+        mode: plan.mode.as_str().to_owned(),
+        reason: match plan.explicit {
+            true => plan.reason.clone(),
+            false => Some(AUTO_PUBLISH_REASON.to_owned()),
+        },
+        chars,
+        words,
+        sha256: file.sha256.clone(),
+    };
     let committed = match ports.workspace.read(&run_id, plan.path).await {
         Ok(current) if current.sha256 == file.sha256 => {
-            let request = ChatCommitRequest {
-                chat: record.chat_ref.clone(),
-                run_id: run_id.clone(),
-                generation_type: record.generation_type,
-                input_message_count: d.facts.input_message_count,
-                message_id: invocation
-                    .machine
-                    .ledger()
-                    .last_message_id()
-                    .map(str::to_owned),
-                mode: plan.mode,
-                text: current.text,
-            };
+            let request = commit_request(d, invocation, &record, &entry, text.clone());
             ports
                 .chat_commits
                 .commit(request)
@@ -347,6 +370,13 @@ async fn publish(
             ));
         }
     };
+    d.commits.push(entry);
+    if plan.explicit {
+        d.explicit_text = Some(text.clone());
+    }
+    if let Some(previous) = &receipt.previous_message {
+        keep_rollback_base(d, &receipt.message_id, previous).await?;
+    }
     d.rec.set_status(RunStatus::DispatchingTool).await?;
     d.rec
         .emit(RunEvent::ChatCommitCompleted(ChatCommitCompletedPayload {
@@ -362,7 +392,7 @@ async fn publish(
             is_explicit: plan.explicit,
         }))
         .await?;
-    d.committed_text = Some(read_back(d, &record.chat_ref, &receipt, &file.text).await);
+    d.committed_text = Some(text);
     Ok(Published::Committed {
         receipt,
         chars,
@@ -371,24 +401,71 @@ async fn publish(
     })
 }
 
-/// The message's text as the chat now holds it (an append joins earlier text); the text
-/// sent when it cannot be read back.
-async fn read_back(
-    d: &Driver,
-    chat: &agent_domain::event::ChatRef,
-    receipt: &ChatCommitReceipt,
-    sent: &str,
-) -> String {
-    let Some(index) = receipt.message_index else {
-        return sent.to_owned();
-    };
-    match d.ports().chats.read_messages(chat, index..index + 1).await {
-        Ok(messages) => messages
-            .into_iter()
-            .next()
-            .map_or_else(|| sent.to_owned(), |message| message.text),
-        Err(_) => sent.to_owned(),
+/// The message's whole text after this publish: the file, trimmed as SillyTavern trims a
+/// reply; an explicit `append` adds it after the run's earlier explicit text, separated by
+/// a blank line. An auto-published draft is never built on.
+fn compose(plan: &Plan<'_>, explicit_text: Option<&str>, file: &str) -> String {
+    let new = file.trim();
+    match (plan.explicit, plan.mode, explicit_text) {
+        (true, CommitMode::Append, Some(earlier)) => format!("{earlier}\n\n{new}"),
+        _ => new.to_owned(),
     }
+}
+
+/// What the host is asked to write: where (the run's first commit creates the message or
+/// a swipe; later ones revise it), the text, the reply's metadata and the run's record.
+fn commit_request(
+    d: &Driver,
+    invocation: &Invocation,
+    record: &AgentRun,
+    latest: &CommitRecord,
+    text: String,
+) -> ChatCommitRequest {
+    let first = invocation.machine.ledger().last_message_id().is_none();
+    let target = match invocation.machine.ledger().last_message_id() {
+        Some(id) => CommitTarget::Revise {
+            message_id: id.to_owned(),
+        },
+        None if record.generation_type.adds_swipe() => CommitTarget::NewSwipe {
+            index: d.facts.input_message_count,
+        },
+        None => CommitTarget::NewReply,
+    };
+    let identity = RecordIdentity {
+        run_id: record.id.to_string(),
+        workspace_id: record.workspace_id.to_string(),
+        stable_chat_id: record.stable_chat_id.clone(),
+        profile_id: record.profile_id.clone(),
+        persist_base_state_id: record.persist_base_state_id.as_ref().map(|s| s.to_string()),
+    };
+    ChatCommitRequest {
+        chat: record.chat_ref.clone(),
+        run_id: record.id.clone(),
+        target,
+        text,
+        author: d.facts.author.clone(),
+        model: d.facts.reply_model.clone(),
+        reasoning: d.last_reasoning.clone(),
+        generation_started: record.created_at.clone(),
+        committed_at: d.rec.now(),
+        record: AgentMessageRecord::after(&identity, &d.commits, latest),
+        metadata: if first {
+            d.facts.commit_metadata.clone()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Keeps the message a run's first commit changed, as it was, for an exact rollback.
+async fn keep_rollback_base(d: &Driver, message_id: &str, previous: &str) -> Result<(), Fault> {
+    let document = json!({"messageId": message_id, "message": previous});
+    d.ports()
+        .audit
+        .write_input(d.run_id(), None, InputDocument::RollbackBase, &document)
+        .await
+        .map(|_| ())
+        .map_err(|e| Fault::of(&e).context("keeping the message the commit changed"))
 }
 
 /// What the model reads when the file cannot be published.

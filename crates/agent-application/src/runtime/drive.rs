@@ -11,7 +11,7 @@ use agent_domain::event::{
     ProviderStateUpdatedPayload, RunEvent, RunStatus,
 };
 use agent_domain::model::{AgentModelRequest, ProviderState};
-use agent_domain::run::{AgentInvocation, InvocationId};
+use agent_domain::run::{AgentInvocation, CommitRecord, InvocationId};
 use agent_domain::text::TextMetrics;
 use agent_domain::workspace::WorkspacePath;
 use serde_json::json;
@@ -42,6 +42,13 @@ pub(super) struct Driver {
     pub last_write_call: Option<(WorkspacePath, String)>,
     /// The run's chat message right after its latest confirmed commit.
     pub committed_text: Option<String>,
+    /// The message text built by the run's explicit commits (what an `append` adds to).
+    pub explicit_text: Option<String>,
+    /// Every confirmed commit of the run, as its message's record lists them.
+    pub commits: Vec<CommitRecord>,
+    /// The reasoning of the latest model response (the committed message's
+    /// `extra.reasoning`).
+    pub last_reasoning: String,
     /// Tool calls handled (executed or refused).
     pub tool_calls: u32,
 }
@@ -64,6 +71,9 @@ pub(super) async fn drive(shared: Arc<Shared>, live: Arc<LiveRun>, facts: RunFac
         last_response_path: None,
         last_write_call: None,
         committed_text: None,
+        explicit_text: None,
+        commits: Vec::new(),
+        last_reasoning: String::new(),
         tool_calls: 0,
     };
     let (outcome, ledger, rounds) = if driver.watch.check().await {
@@ -235,6 +245,7 @@ impl Driver {
             ))
             .await?;
         self.last_response_path = Some(path.clone());
+        self.last_reasoning = response.reasoning_text();
         invocation
             .machine
             .on_model_response(response, path)

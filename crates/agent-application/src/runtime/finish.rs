@@ -13,7 +13,7 @@ use super::drive::Driver;
 use super::facade::store_summary;
 use super::fault::Fault;
 use super::machine::{CommitLedger, Outcome};
-use super::start::{RunOutcome, generation_name};
+use super::start::RunOutcome;
 use crate::ports::PersistStateUpdate;
 
 /// Journals the run's end and reports it.
@@ -149,7 +149,7 @@ async fn finalise(d: &mut Driver, ledger: &CommitLedger) -> Result<(), Fault> {
                 workspace_id: record.workspace_id.to_string(),
                 stable_chat_id: record.stable_chat_id.clone(),
                 chat_ref: record.chat_ref.clone(),
-                generation_type: generation_name(record.generation_type).to_owned(),
+                generation_type: record.generation_type.as_str().to_owned(),
                 profile_id: record.profile_id.clone(),
                 message_id: message_id.to_owned(),
                 state_id: state_id.clone(),
@@ -164,6 +164,8 @@ async fn finalise(d: &mut Driver, ledger: &CommitLedger) -> Result<(), Fault> {
         run_id: record.id.clone(),
         message_id: message_id.to_owned(),
         state_id: promoted.state_id,
+        base_state_id: promoted.base_state_id,
+        change_count,
     };
     match ports.chat_commits.record_persist_state(update).await {
         Ok(()) => {

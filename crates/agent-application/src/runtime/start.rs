@@ -7,6 +7,7 @@ use agent_domain::event::{
     ChatRef, ModelBindingResolvedPayload, Presentation, ProfileResolvedPayload, RunCreatedPayload,
     RunFailurePayload, RunStatus,
 };
+use agent_domain::json::OrderedJson;
 use agent_domain::profile::ResolvedAgentProfile;
 use agent_domain::run::{
     AgentRun, ChatKind, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, WorkspaceId,
@@ -14,7 +15,7 @@ use agent_domain::run::{
 };
 use agent_domain::tool::BuiltinTool;
 use futures::future::BoxFuture;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::cancel::Registration;
 use super::drive;
@@ -22,7 +23,7 @@ use super::errors::StartRunError;
 use super::facade::Shared;
 use super::machine::ModelLabel;
 use super::recorder::LiveRun;
-use crate::ports::{ChatInfo, EventDraft, ModelGateway};
+use crate::ports::{ChatInfo, EventDraft, ModelGateway, ReplyAuthor, ReplyModel};
 use crate::profiles::ProfileService;
 use crate::prompt::{PromptInput, PromptPorts, PromptSnapshot};
 
@@ -107,6 +108,13 @@ pub(super) struct RunFacts {
     pub model: Arc<dyn ModelGateway>,
     pub model_label: ModelLabel,
     pub model_binding: ModelBindingResolvedPayload,
+    /// Who the run's message is from.
+    pub author: ReplyAuthor,
+    /// What the run's message says wrote it.
+    pub reply_model: ReplyModel,
+    /// `chat_metadata` keys the run's first commit sets (the world-info timed effects its
+    /// prompt's activation left).
+    pub commit_metadata: Vec<(String, OrderedJson)>,
 }
 
 /// The checks, in order; then the run. See [`AgentRuntime::start_run`](super::AgentRuntime::start_run).
@@ -139,7 +147,8 @@ pub(super) async fn start_run(
     let stable_chat_id = parse_stable_chat_id(&chat.stable_chat_id)?;
     let digest_input = ChatKind::of(&request.chat).workspace_digest_input(&stable_chat_id);
     let workspace_id = WorkspaceId::from_digest(&ports.digest.sha256(digest_input.as_bytes()));
-    let input_count = frozen_prefix(shared, &chat, request.generation_type).await?;
+    let (generation_type, input_count) =
+        frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;
     // 4. The prompt.
     let prompt = match validated {
@@ -161,7 +170,7 @@ pub(super) async fn start_run(
         workspace_id: workspace_id.clone(),
         stable_chat_id: stable_chat_id.clone(),
         chat_ref: request.chat.clone(),
-        generation_type: request.generation_type,
+        generation_type,
         profile_id: Some(profile.id.to_string()),
         skill_scope_refs: ambient_skill_scopes(&request.chat),
         persist_base_state_id: persist_base.clone(),
@@ -172,7 +181,7 @@ pub(super) async fn start_run(
         updated_at: now,
     };
     ports.runs.create_run(&record).await?;
-    if let Err(error) = journal_start(shared, &record, &profile).await {
+    if let Err(error) = journal_start(shared, &record, &profile, request.generation_type).await {
         // The record exists but its journal does not start: mark it failed so it is not
         // listed as pending forever.
         let mut failed = record.clone();
@@ -194,8 +203,11 @@ pub(super) async fn start_run(
         input_message_count: input_count,
         prompt,
         model: request.model,
+        author: reply_author(&chat),
+        reply_model: request.model_label.reply_model(),
         model_label: request.model_label,
         model_binding: request.model_binding,
+        commit_metadata: Vec::new(),
     };
     let shared = Arc::clone(shared);
     let task: RunTask = Box::pin(async move {
@@ -205,11 +217,22 @@ pub(super) async fn start_run(
     Ok(StartedRun { run: record, task })
 }
 
+/// The payload of `generation_intent_recorded`: what the run does, and what was asked for
+/// when that differs (a regenerate that became a normal reply).
+fn generation_intent(generation: GenerationType, requested: GenerationType) -> Value {
+    let mut intent = json!({"generationType": generation.as_str(), "source": "cli"});
+    if requested != generation {
+        intent["requestedGenerationType"] = json!(requested.as_str());
+    }
+    intent
+}
+
 /// `run_created`, `profile_resolved`, `generation_intent_recorded`.
 async fn journal_start(
     shared: &Shared,
     record: &AgentRun,
     profile: &ResolvedAgentProfile,
+    requested: GenerationType,
 ) -> Result<(), StartRunError> {
     use agent_domain::event::RunEvent;
     let events = [
@@ -223,10 +246,7 @@ async fn journal_start(
             profile_id: profile.id.to_string(),
             source: profile.source,
         }),
-        RunEvent::GenerationIntentRecorded(json!({
-            "generationType": generation_name(record.generation_type),
-            "source": "cli",
-        })),
+        RunEvent::GenerationIntentRecorded(generation_intent(record.generation_type, requested)),
     ];
     for event in events {
         let draft = EventDraft {
@@ -238,13 +258,14 @@ async fn journal_start(
     Ok(())
 }
 
-/// How many messages the run may read (facts §11): a swipe needs the chat to end with an
+/// What the run does and how many messages it may read: a regenerate of a chat that ends
+/// with the user's message is a normal reply; a swipe needs the chat to end with an
 /// assistant message and hides it; a regenerate hides a last non-user message.
 async fn frozen_prefix(
     shared: &Shared,
     chat: &ChatInfo,
-    generation: GenerationType,
-) -> Result<usize, StartRunError> {
+    requested: GenerationType,
+) -> Result<(GenerationType, usize), StartRunError> {
     let total = chat.message_count;
     let last_role = if total == 0 {
         None
@@ -257,7 +278,28 @@ async fn frozen_prefix(
             .last()
             .map(|message| message.role)
     };
-    Ok(input_message_count(generation, total, last_role)?)
+    let generation = requested.effective(last_role);
+    Ok((
+        generation,
+        input_message_count(generation, total, last_role)?,
+    ))
+}
+
+/// Who the run's message is from: the chat's character (its header name, else its folder);
+/// a group chat's reply names no single character.
+fn reply_author(chat: &ChatInfo) -> ReplyAuthor {
+    let name = match &chat.chat {
+        ChatRef::Character { character_id, .. } => chat
+            .character_name
+            .clone()
+            .filter(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| character_id.clone()),
+        _ => "Assistant".to_owned(),
+    };
+    ReplyAuthor {
+        name,
+        ..ReplyAuthor::default()
+    }
 }
 
 /// The persistent state the run builds on: found scanning the prefix newest first, a page
@@ -295,14 +337,5 @@ fn ambient_skill_scopes(chat: &ChatRef) -> SkillScopeRefs {
             }
         }
         _ => SkillScopeRefs::default(),
-    }
-}
-
-/// `normal`, `regenerate`, `swipe`.
-pub(super) fn generation_name(generation: GenerationType) -> &'static str {
-    match generation {
-        GenerationType::Normal => "normal",
-        GenerationType::Regenerate => "regenerate",
-        GenerationType::Swipe => "swipe",
     }
 }

@@ -1,10 +1,15 @@
 //! Runs and what they contain: identifiers, run/invocation/task records, chat identity.
 
+mod agent_record;
 mod ids;
 mod input;
 mod record;
 mod summary;
 
+pub use agent_record::{
+    AGENT_RECORD_VERSION, AgentMessageRecord, ArtifactRecord, CommitRecord, MESSAGE_BODY_TARGET,
+    PersistStateStatus, RecordIdentity, RollbackStrategy,
+};
 pub use ids::{
     InvalidId, InvocationId, MAX_ID_BYTES, RunId, StateId, TaskId, WorkspaceId, short_hex,
 };

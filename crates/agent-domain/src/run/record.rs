@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::input::ChatRole;
 use super::{InvocationId, RunId, StateId, TaskId, WorkspaceId};
 use crate::error::ErrorCode;
 use crate::event::{
@@ -86,6 +87,34 @@ pub enum GenerationType {
     Regenerate,
     /// Adds a new swipe to the last assistant message, which the run cannot read.
     Swipe,
+}
+
+impl GenerationType {
+    /// `normal`, `regenerate` or `swipe`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Normal => "normal",
+            Self::Regenerate => "regenerate",
+            Self::Swipe => "swipe",
+        }
+    }
+
+    /// What a run of this type does on a chat whose last message has `last_role` (`None`:
+    /// an empty chat). A regenerate has nothing to regenerate when the chat ends with the
+    /// user's message (or is empty), so it answers as a normal reply does, as SillyTavern's
+    /// does; decided before the run starts, so the run records what it really does.
+    pub fn effective(self, last_role: Option<ChatRole>) -> Self {
+        match (self, last_role) {
+            (Self::Regenerate, None | Some(ChatRole::User)) => Self::Normal,
+            (other, _) => other,
+        }
+    }
+
+    /// Whether the run's first commit adds a swipe to the message it set aside (rather than
+    /// writing a new reply).
+    pub const fn adds_swipe(self) -> bool {
+        matches!(self, Self::Regenerate | Self::Swipe)
+    }
 }
 
 /// The preset/character scope a run resolved its skills against.

@@ -61,6 +61,7 @@ impl ChosenModel {
             label: ModelLabel {
                 provider_format: Some(format.to_owned()),
                 model: Some(model.to_owned()),
+                api: None,
             },
             binding: ModelBindingResolvedPayload {
                 invocation_id: ROOT_INVOCATION_ID.to_owned(),
@@ -130,17 +131,20 @@ async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<C
         })?;
     let connection = HttpConnection::from_config(&config, model_id, read_key(&config)?);
     let model = connection.model.clone();
+    let api = connection.sillytavern_api();
     // A model error already names its code.
     let timeouts = HttpTimeouts::for_config(&config);
     let gateway = HttpModelGateway::with_timeouts(connection, timeouts)
         .map_err(|e| fail(Exit::Usage, e.to_string()))?;
-    Ok(ChosenModel::labelled(
+    let mut chosen = ChosenModel::labelled(
         Arc::new(gateway),
         ModelBindingMode::Connection,
         Some(config.name.clone()),
         config.format.as_str(),
         &model,
-    ))
+    );
+    chosen.label.api = Some(api.to_owned());
+    Ok(chosen)
 }
 
 /// The key from the variable the connection names; an unset or empty variable refuses the

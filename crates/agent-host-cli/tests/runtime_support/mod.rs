@@ -140,6 +140,7 @@ impl World {
             model_label: ModelLabel {
                 provider_format: Some("scripted".into()),
                 model: Some("script".into()),
+                api: None,
             },
             model_binding: ModelBindingResolvedPayload {
                 invocation_id: "inv_root".into(),

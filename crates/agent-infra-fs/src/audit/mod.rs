@@ -69,6 +69,7 @@ fn input_file(dir: &RunDir, invocation: Option<&InvocationId>, document: InputDo
         InputDocument::ResolvedProfile => "resolved_profile.json",
         InputDocument::ResolvedSkills => "resolved_skills.json",
         InputDocument::PersistSnapshot => "persist_snapshot.json",
+        InputDocument::RollbackBase => "rollback_base.json",
     };
     match invocation.filter(|invocation| !invocation.is_root()) {
         None => dir.input().join(name),

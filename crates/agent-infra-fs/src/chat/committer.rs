@@ -2,28 +2,27 @@
 //! SillyTavern chat file itself.
 
 use agent_application::ports::{
-    ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatRole, PersistStateUpdate,
+    ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatRole, ChatRollbackReport,
+    ChatRollbackRequest, CommitTarget, PersistStateUpdate,
 };
-use agent_domain::run::GenerationType;
+use agent_domain::json::OrderedJson;
+use agent_domain::run::RollbackStrategy;
 use async_trait::async_trait;
-use serde_json::{Map, Value};
 
 use super::document::ChatDocument;
-use super::edit::{self, Generation};
 use super::header::Header;
 use super::locator::ChatLocator;
 use super::lock::{ChatLocks, Rewrite, rewrite_chat};
-use super::ordered_json::to_vec_in_order;
-use super::{blocking, message};
+use super::{blocking, edit, message, rollback};
 use crate::layout::DataDir;
 
 /// Commits runs' messages into chats under a data directory. Cheap to clone; clones share
 /// the per-chat queue, and the OS lock on the chat file orders all other writers.
 ///
-/// Where a run's first commit lands follows SillyTavern: `normal` appends a reply,
-/// `regenerate` replaces the message the run hid (index `input_message_count`, not a user
-/// message), `swipe` adds a swipe to it (an assistant message). Later commits of the run name
-/// the message by its index and replace or append to its text.
+/// The run's first commit writes a new reply ([`CommitTarget::NewReply`]) or a new swipe of
+/// the message a regenerate or swipe targets ([`CommitTarget::NewSwipe`], an assistant
+/// message); later commits rewrite that message ([`CommitTarget::Revise`]). See `edit` for
+/// the exact shape of what is written.
 #[derive(Debug, Clone)]
 pub struct FsChatCommitter {
     data: DataDir,
@@ -44,8 +43,7 @@ impl FsChatCommitter {
         request: &ChatCommitRequest,
     ) -> Result<ChatCommitReceipt, ChatError> {
         let path = ChatLocator::path_of(&self.data, &request.chat)?;
-        let send_date = crate::environment::now_iso();
-        rewrite_chat(&path, |doc| plan_commit(doc, request, &send_date))
+        rewrite_chat(&path, |doc| plan_commit(doc, request))
     }
 
     /// [`ChatCommitPort::record_persist_state`] without the async wrapper (blocking).
@@ -55,16 +53,28 @@ impl FsChatCommitter {
     ) -> Result<(), ChatError> {
         let path = ChatLocator::path_of(&self.data, &update.chat)?;
         rewrite_chat(&path, |doc| {
-            let (index, original) = message_by_id(doc, &update.message_id)?;
-            let line = edit_line(original, index, |fields| {
-                if edit::record_state(fields, &update.run_id, &update.state_id) {
-                    Ok(())
-                } else {
-                    Err(ChatError::MessageMissing(update.message_id.clone()))
-                }
-            })?;
-            Ok(((), Some(doc.with_message(index, &line))))
+            let (index, mut message) = message_by_id(doc, &update.message_id)?;
+            let recorded = edit::record_state(
+                &mut message,
+                &update.run_id,
+                &update.state_id,
+                update.base_state_id.as_ref(),
+                update.change_count,
+            );
+            if !recorded {
+                return Err(ChatError::MessageMismatch(update.message_id.clone()));
+            }
+            Ok(((), Some(doc.with_message(index, &line(&message, index)?))))
         })
+    }
+
+    /// [`ChatCommitPort::rollback`] without the async wrapper (blocking).
+    pub fn rollback_blocking(
+        &self,
+        request: &ChatRollbackRequest,
+    ) -> Result<ChatRollbackReport, ChatError> {
+        let path = ChatLocator::path_of(&self.data, &request.chat)?;
+        rewrite_chat(&path, |doc| rollback::plan(doc, request))
     }
 }
 
@@ -81,94 +91,85 @@ impl ChatCommitPort for FsChatCommitter {
         let committer = self.clone();
         blocking(move || committer.record_persist_state_blocking(&update)).await
     }
+
+    async fn rollback(
+        &self,
+        request: ChatRollbackRequest,
+    ) -> Result<ChatRollbackReport, ChatError> {
+        let _turn = self.locks.acquire(&request.chat).await;
+        let committer = self.clone();
+        blocking(move || committer.rollback_blocking(&request)).await
+    }
 }
 
 /// Where `request` lands in the chat as it is now, and the file after it.
 fn plan_commit(
     doc: &ChatDocument,
     request: &ChatCommitRequest,
-    send_date: &str,
 ) -> Result<Rewrite<ChatCommitReceipt>, ChatError> {
-    let generation = Generation {
-        run_id: &request.run_id,
-        text: &request.text,
-        send_date,
-    };
-    let (index, bytes) = if let Some(id) = &request.message_id {
-        let (index, original) = message_by_id(doc, id)?;
-        let line = edit_line(original, index, |fields| {
-            if message::agent_run_id(fields) != Some(request.run_id.as_str()) {
-                return Err(ChatError::MessageMissing(id.clone()));
+    let (index, rollback, previous, mut bytes) = match &request.target {
+        CommitTarget::NewReply => {
+            let reply = edit::new_reply(request)?;
+            let index = doc.message_count();
+            let bytes = doc.with_appended(&line(&reply, index)?);
+            (index, RollbackStrategy::DeleteMessage, None, bytes)
+        }
+        CommitTarget::NewSwipe { index } => {
+            let index = *index;
+            let original = doc.message(index).ok_or(ChatError::NoTarget("swipe"))?;
+            let mut target = message::parse_ordered(original, index)?;
+            if message::ordered_role(&target) != ChatRole::Assistant {
+                return Err(ChatError::NoTarget("swipe"));
             }
-            edit::revise(fields, request.mode, &request.text);
-            Ok(())
-        })?;
-        (index, doc.with_message(index, &line))
-    } else {
-        match request.generation_type {
-            GenerationType::Normal => {
-                let name = Header::parse(doc.header())?.reply_name(&request.chat);
-                let line = edit::new_reply(&name, &generation)?;
-                (doc.message_count(), doc.with_appended(&line))
-            }
-            GenerationType::Regenerate => {
-                let index = request.input_message_count;
-                let original = target(doc, index, "regenerate", |role| role != ChatRole::User)?;
-                let line = edit_line(original, index, |fields| {
-                    edit::regenerate(fields, &generation);
-                    Ok(())
-                })?;
-                (index, doc.with_message(index, &line))
-            }
-            GenerationType::Swipe => {
-                let index = request.input_message_count;
-                let original = target(doc, index, "swipe", |role| role == ChatRole::Assistant)?;
-                let line = edit_line(original, index, |fields| {
-                    edit::add_swipe(fields, &generation, message::line_of(index))
-                })?;
-                (index, doc.with_message(index, &line))
-            }
+            let swipe_id = edit::add_swipe(&mut target, request, message::line_of(index))?;
+            let bytes = doc.with_message(index, &line(&target, index)?);
+            let previous = String::from_utf8_lossy(original).into_owned();
+            (
+                index,
+                RollbackStrategy::DeleteSwipe { swipe_id },
+                Some(previous),
+                bytes,
+            )
+        }
+        CommitTarget::Revise { message_id } => {
+            let (index, mut target) = message_by_id(doc, message_id)?;
+            let rollback = edit::revise(&mut target, request, message_id)?;
+            let bytes = doc.with_message(index, &line(&target, index)?);
+            (index, rollback, None, bytes)
         }
     };
+    if !request.metadata.is_empty() {
+        bytes = with_metadata(bytes, request)?;
+    }
     let receipt = ChatCommitReceipt {
         message_id: index.to_string(),
         message_index: Some(index),
+        rollback,
+        previous_message: previous,
     };
     Ok((receipt, Some(bytes)))
 }
 
-/// The message a regenerate or swipe targets: it must exist and have an acceptable role.
-fn target<'a>(
-    doc: &'a ChatDocument,
-    index: usize,
-    kind: &'static str,
-    accepts: impl Fn(ChatRole) -> bool,
-) -> Result<&'a [u8], ChatError> {
-    let line = doc.message(index).ok_or(ChatError::NoTarget(kind))?;
-    if accepts(message::role(&message::parse(line, index)?)) {
-        Ok(line)
-    } else {
-        Err(ChatError::NoTarget(kind))
-    }
+/// `bytes` (a whole chat) with `request.metadata` set in its header's `chat_metadata`.
+fn with_metadata(bytes: Vec<u8>, request: &ChatCommitRequest) -> Result<Vec<u8>, ChatError> {
+    let doc = ChatDocument::parse(bytes)?;
+    let line = Header::parse(doc.header())?.with_metadata(doc.header(), &request.metadata)?;
+    Ok(doc.with_header(&line))
 }
 
-/// The message a receipt named (`message_id` is its index as a decimal string).
-fn message_by_id<'a>(doc: &'a ChatDocument, id: &str) -> Result<(usize, &'a [u8]), ChatError> {
-    id.parse::<usize>()
+/// The message a receipt named (`message_id` is its index as a decimal string), parsed.
+fn message_by_id(doc: &ChatDocument, id: &str) -> Result<(usize, OrderedJson), ChatError> {
+    let (index, raw) = id
+        .parse::<usize>()
         .ok()
         .and_then(|index| Some((index, doc.message(index)?)))
-        .ok_or_else(|| ChatError::MessageMissing(id.to_owned()))
+        .ok_or_else(|| ChatError::MessageMissing(id.to_owned()))?;
+    Ok((index, message::parse_ordered(raw, index)?))
 }
 
-/// Message line `original` after `change`, written in its original key order.
-fn edit_line(
-    original: &[u8],
-    index: usize,
-    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), ChatError>,
-) -> Result<Vec<u8>, ChatError> {
-    let mut fields = message::parse(original, index)?;
-    change(&mut fields)?;
-    to_vec_in_order(original, &Value::Object(fields)).map_err(|err| {
+/// A message as its JSONL line.
+pub(super) fn line(message: &OrderedJson, index: usize) -> Result<Vec<u8>, ChatError> {
+    message.to_json_vec().map_err(|err| {
         ChatError::Io(format!(
             "cannot write chat line {}: {err}",
             message::line_of(index)

@@ -1,6 +1,8 @@
 //! A whole chat file in memory, for writers: every line is kept as the exact bytes read, so a
 //! rewrite changes only the line it means to.
 
+use std::collections::BTreeMap;
+
 use agent_application::ports::ChatError;
 
 use super::lines::{LineOffsets, ScanError};
@@ -59,6 +61,24 @@ impl ChatDocument {
         out
     }
 
+    /// The file with some messages replaced (`Some(line)`) or removed (`None`), by index;
+    /// every other line keeps its bytes, and the file keeps ending with a newline or not.
+    pub(crate) fn with_edits(&self, edits: &BTreeMap<usize, Option<Vec<u8>>>) -> Vec<u8> {
+        let mut lines: Vec<&[u8]> = vec![self.header()];
+        for index in 0..self.message_count() {
+            match edits.get(&index) {
+                Some(Some(line)) => lines.push(line),
+                Some(None) => {}
+                None => lines.push(self.line(index + 1)),
+            }
+        }
+        let mut out = lines.join(&b'\n');
+        if self.lines.ends_with_newline() {
+            out.push(b'\n');
+        }
+        out
+    }
+
     fn line(&self, line: usize) -> &[u8] {
         let span = self.lines.span(line);
         &self.bytes[span.start as usize..span.end as usize]
@@ -93,5 +113,8 @@ mod tests {
         let ended = ChatDocument::parse(b"{}\n{\"a\":1}\n".to_vec()).unwrap();
         assert_eq!(ended.with_appended(b"{}"), b"{}\n{\"a\":1}\n{}\n");
         assert_eq!(ended.with_message(0, b"[]"), b"{}\n[]\n");
+        let edits = BTreeMap::from([(0, None), (1, Some(b"{\"c\":3}".to_vec()))]);
+        assert_eq!(doc.with_edits(&edits), b"{\"h\":1}\n{\"c\":3}");
+        assert_eq!(ended.with_edits(&BTreeMap::new()), b"{}\n{\"a\":1}\n");
     }
 }

@@ -1,11 +1,9 @@
 //! The header line of a chat: names and the stable chat id (`chat_metadata.integrity`).
 
 use agent_application::ports::ChatError;
-use agent_domain::event::ChatRef;
+use agent_domain::json::OrderedJson;
 use agent_domain::run::parse_stable_chat_id;
 use serde_json::{Map, Value};
-
-use super::ordered_json::to_vec_in_order;
 
 /// A parsed header line.
 #[derive(Debug)]
@@ -41,32 +39,30 @@ impl Header {
         self.text("user_name")
     }
 
-    /// Who a new reply is from: the header's character name, else the character folder, else
-    /// a neutral name (group chats name no single character).
-    pub(crate) fn reply_name(&self, chat: &ChatRef) -> String {
-        match (self.character_name(), chat) {
-            (Some(name), _) if !name.is_empty() => name,
-            (_, ChatRef::Character { character_id, .. }) => character_id.clone(),
-            _ => "Assistant".to_owned(),
-        }
-    }
-
     /// The header line `original` with `chat_metadata.integrity` set to `id`; every other key
     /// keeps its value and place.
-    pub(crate) fn with_integrity(
-        mut self,
+    pub(crate) fn with_integrity(&self, original: &[u8], id: &str) -> Result<Vec<u8>, ChatError> {
+        self.with_metadata(original, &[("integrity".to_owned(), id.into())])
+    }
+
+    /// The header line `original` with the `chat_metadata` keys `entries` set (an existing
+    /// key keeps its place, a new one goes last); every other key keeps its value and place.
+    pub(crate) fn with_metadata(
+        &self,
         original: &[u8],
-        id: &str,
+        entries: &[(String, OrderedJson)],
     ) -> Result<Vec<u8>, ChatError> {
         self.metadata()?;
-        let metadata = self
-            .fields
-            .entry("chat_metadata")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(metadata) = metadata {
-            metadata.insert("integrity".to_owned(), Value::String(id.to_owned()));
+        let mut header = OrderedJson::parse(original)
+            .map_err(|err| invalid(&format!("line 1 is not valid JSON: {err}")))?;
+        let metadata = header
+            .object_at("chat_metadata")
+            .ok_or_else(|| invalid("line 1 is not a JSON object"))?;
+        for (key, value) in entries {
+            metadata.insert(key, value.clone());
         }
-        to_vec_in_order(original, &Value::Object(self.fields))
+        header
+            .to_json_vec()
             .map_err(|err| ChatError::Io(format!("cannot write the chat header: {err}")))
     }
 

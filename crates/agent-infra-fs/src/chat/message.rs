@@ -2,6 +2,7 @@
 //! checks.
 
 use agent_application::ports::{ChatError, ChatMessage, ChatRole};
+use agent_domain::json::OrderedJson;
 use serde_json::{Map, Value};
 
 /// The file line (1-based) of message `index`: the header is line 1.
@@ -22,9 +23,30 @@ pub(crate) fn parse(line: &[u8], index: usize) -> Result<Map<String, Value>, Cha
     }
 }
 
+/// Parses a message line keeping its key order, for rewriting it.
+pub(crate) fn parse_ordered(line: &[u8], index: usize) -> Result<OrderedJson, ChatError> {
+    let invalid = |detail: String| ChatError::InvalidMessage {
+        line: line_of(index),
+        detail,
+    };
+    match OrderedJson::parse(line) {
+        Ok(message) if message.is_object() => Ok(message),
+        Ok(_) => Err(invalid("not a JSON object".into())),
+        Err(err) => Err(invalid(err.to_string())),
+    }
+}
+
 /// User if `is_user`, system if `is_system`, otherwise assistant (SillyTavern's reading).
 pub(crate) fn role(fields: &Map<String, Value>) -> ChatRole {
-    let flag = |key: &str| fields.get(key).and_then(Value::as_bool) == Some(true);
+    role_by(|key| fields.get(key).and_then(Value::as_bool) == Some(true))
+}
+
+/// [`role`] of a message read for rewriting.
+pub(crate) fn ordered_role(message: &OrderedJson) -> ChatRole {
+    role_by(|key| message.get(key).and_then(OrderedJson::as_bool) == Some(true))
+}
+
+fn role_by(flag: impl Fn(&str) -> bool) -> ChatRole {
     if flag("is_user") {
         ChatRole::User
     } else if flag("is_system") {
@@ -41,11 +63,6 @@ pub(crate) fn agent(fields: &Map<String, Value>) -> Option<&Map<String, Value>> 
         .get("tauritavern")?
         .get("agent")?
         .as_object()
-}
-
-/// The run that wrote this message, if an agent run did.
-pub(crate) fn agent_run_id(fields: &Map<String, Value>) -> Option<&str> {
-    agent(fields)?.get("runId")?.as_str()
 }
 
 /// The port's view of message `index`.
@@ -99,7 +116,6 @@ mod tests {
         let message = to_chat_message(3, &with);
         assert_eq!(message.agent, Some(json!({"runId": "run_1"})));
         assert_eq!(message.send_date.as_deref(), Some("1700000000000"));
-        assert_eq!(agent_run_id(&with), Some("run_1"));
         let without = fields(json!({"extra": {"tauritavern": {"agent": "run_1"}}}));
         assert_eq!(to_chat_message(0, &without).agent, None);
     }

@@ -24,7 +24,7 @@ mod lines;
 mod locator;
 mod lock;
 mod message;
-mod ordered_json;
+mod rollback;
 mod stamp;
 mod store;
 

@@ -48,6 +48,25 @@ pub struct ModelLabel {
     pub provider_format: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// SillyTavern's name for the API (`openai`, `claude`, `makersuite`, `custom`, …),
+    /// recorded on committed messages as `extra.api`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+}
+
+impl ModelLabel {
+    /// What a committed message records as its writer: `extra.api` (the SillyTavern API
+    /// name, else the provider format) and `extra.model`.
+    pub fn reply_model(&self) -> crate::ports::ReplyModel {
+        crate::ports::ReplyModel {
+            api: self
+                .api
+                .clone()
+                .or_else(|| self.provider_format.clone())
+                .unwrap_or_default(),
+            model: self.model.clone().unwrap_or_default(),
+        }
+    }
 }
 
 /// The machine was built from inconsistent facts or driven out of order. Both are bugs of

@@ -126,6 +126,7 @@ impl Fixture {
             label: ModelLabel {
                 provider_format: Some("scripted".into()),
                 model: Some("script".into()),
+                api: None,
             },
         }
     }
