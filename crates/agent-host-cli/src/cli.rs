@@ -174,6 +174,13 @@ pub enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Undo an ended run's output on the chat: delete the message it created, or remove the
+    /// swipe it added (see docs/sillytavern.md).
+    Rollback {
+        run_id: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Run statuses, as `--status` spells them.

@@ -83,6 +83,9 @@ pub enum RuntimeError {
     Journal(#[from] JournalError),
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),
+    /// The chat could not be changed (a rollback's checks, `agent.rollback_*`).
+    #[error(transparent)]
+    Chat(#[from] ChatError),
     /// Hosts read the five workspace roots and `tool-results/`, nothing else of a run.
     #[error("`{0}` is not a workspace file a host may read")]
     PathNotReadable(WorkspacePath),
@@ -93,8 +96,9 @@ pub enum RuntimeError {
         round: u32,
         detail: String,
     },
-    /// A journal or record write failed while cancelling.
-    #[error("{code}: {message}")]
+    /// A journal or record write failed while cancelling, or a request was refused (the
+    /// message does not repeat the code).
+    #[error("{message}")]
     Fault { code: &'static str, message: String },
 }
 
@@ -104,6 +108,7 @@ impl ErrorCode for RuntimeError {
             Self::Store(error) => error.code(),
             Self::Journal(error) => error.code(),
             Self::Workspace(error) => error.code(),
+            Self::Chat(error) => error.code(),
             Self::PathNotReadable(_) => "workspace.path_not_visible",
             Self::ModelTurnInvalid { .. } => "agent.model_response_invalid",
             Self::Fault { code, .. } => code,

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use agent_domain::event::{
-    InvocationStatus, InvocationStatusPayload, JournalLine, RunEvent, RunStatus,
-    StatusChangedPayload,
+    InvocationStatus, InvocationStatusPayload, JournalLine, RunEvent, RunRolledBackPayload,
+    RunStatus, StatusChangedPayload,
 };
 use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
 use agent_domain::tool::{ToolDescriptor, builtin_catalog};
@@ -188,6 +188,16 @@ impl AgentRuntime {
         let _ = ports.cancel_requests.clear(run).await;
         let _ = store_summary(ports, &record).await;
         Ok(RunStatus::Cancelled)
+    }
+
+    /// Undoes an ended run's commits on the chat and notes it in the run's journal
+    /// (`run_rolled_back`); see `docs/sillytavern.md`. Refused while the run is going
+    /// (`agent.rollback_run_active`), when it committed nothing
+    /// (`agent.rollback_nothing_committed`) or was rolled back already
+    /// (`agent.rollback_already_applied`); the chat's own checks use TauriTavern's
+    /// `agent.rollback_*` codes.
+    pub async fn rollback_run(&self, run: &RunId) -> Result<RunRolledBackPayload, RuntimeError> {
+        super::rollback::rollback(&self.shared, run).await
     }
 
     /// New events of a run as they are journaled, until its terminal event.

@@ -18,6 +18,7 @@ mod finish;
 pub mod machine;
 mod prepare;
 mod recorder;
+mod rollback;
 mod start;
 mod tool_calls;
 mod views;

@@ -161,3 +161,26 @@ pub struct PersistentStateMetadataUpdateFailedPayload {
     pub state_id: String,
     pub message: String,
 }
+
+/// `run_rolled_back`: a person undid the run's commits on the chat (`runs rollback`),
+/// journaled after the run's terminal event. The run's own record of what it did stays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRolledBackPayload {
+    /// The messages the run committed to, as the rollback was asked to undo them.
+    pub message_ids: Vec<String>,
+    /// Messages removed (the run created them), by index.
+    pub deleted_messages: Vec<u64>,
+    /// Swipes removed (the run added them) from messages that stay.
+    pub removed_swipes: Vec<RemovedSwipe>,
+    /// Messages written back exactly as they were before the run.
+    pub restored_messages: Vec<u64>,
+}
+
+/// One swipe a rollback removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemovedSwipe {
+    pub message_index: u64,
+    pub swipe_id: u64,
+}

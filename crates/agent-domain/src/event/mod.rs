@@ -27,7 +27,7 @@ pub use commit::{
     ChatCommitRequestedPayload, ChatCommitStartedPayload, PersistentChange, PersistentChangeKind,
     PersistentChangesCommitFailedPayload, PersistentChangesCommittedPayload,
     PersistentStateMetadataUpdateFailedPayload, PersistentStateMetadataUpdateRequestedPayload,
-    PersistentStateMetadataUpdatedPayload,
+    PersistentStateMetadataUpdatedPayload, RemovedSwipe, RunRolledBackPayload,
 };
 pub use delegation::{
     AwaitCompletedPayload, AwaitMode, AwaitStartedPayload, ChildInvocationFailedPayload,

@@ -103,6 +103,9 @@ pub enum RunEvent {
     RunPartialSuccess(PartialSuccessPayload),
     RunCancelled(Option<RunCancelledPayload>),
     RunFailed(RunFailurePayload),
+
+    // After the run: what a person did with its output later.
+    RunRolledBack(RunRolledBackPayload),
 }
 
 /// Unit variants would otherwise serialise without a `payload` key; the journal format
@@ -213,6 +216,7 @@ impl RunEvent {
             Self::RunPartialSuccess(_) => "run_partial_success",
             Self::RunCancelled(_) => "run_cancelled",
             Self::RunFailed(_) => "run_failed",
+            Self::RunRolledBack(_) => "run_rolled_back",
         }
     }
 
@@ -242,7 +246,14 @@ impl RunEvent {
         }
     }
 
-    /// Whether this event ends the run; nothing is journaled after it.
+    /// Whether this event is a note about an ended run (a rollback): the only kind of event
+    /// journaled after the terminal event, and only after it.
+    pub fn is_after_end(&self) -> bool {
+        matches!(self, Self::RunRolledBack(_))
+    }
+
+    /// Whether this event ends the run; after it, only [`is_after_end`](Self::is_after_end)
+    /// notes are journaled.
     pub fn is_terminal(&self) -> bool {
         self.terminal_outcome().is_some()
     }

@@ -547,5 +547,14 @@ pub fn one_of_each() -> Vec<RunEvent> {
         RunEvent::RunFailed(
             failure().with_details(Map::from_iter([("round".to_owned(), json!(80))])),
         ),
+        RunEvent::RunRolledBack(RunRolledBackPayload {
+            message_ids: vec!["7".into()],
+            deleted_messages: Vec::new(),
+            removed_swipes: vec![RemovedSwipe {
+                message_index: 7,
+                swipe_id: 2,
+            }],
+            restored_messages: vec![7],
+        }),
     ]
 }

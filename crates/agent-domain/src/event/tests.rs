@@ -78,6 +78,7 @@ const SPEC_EVENT_TYPES: &[&str] = &[
     "user_guidance_submitted",
     "user_guidance_applied",
     "user_guidance_discarded",
+    "run_rolled_back",
 ];
 
 #[test]

@@ -58,6 +58,9 @@ pub struct RunSummary {
     /// Tokens over every model call that reported usage; absent when none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
+    /// A person undid the run's commits on the chat (`run_rolled_back`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rolled_back: bool,
 }
 
 impl RunSummary {
@@ -82,6 +85,7 @@ impl RunSummary {
             message_index: None,
             error: None,
             usage: None,
+            rolled_back: false,
         };
         for line in events {
             match &line.event {
@@ -103,6 +107,7 @@ impl RunSummary {
                         message: failure.message.clone(),
                     });
                 }
+                RunEvent::RunRolledBack(_) => summary.rolled_back = true,
                 RunEvent::RunPartialSuccess(partial) => {
                     summary.error = Some(SummaryError {
                         code: partial.failure.code.clone(),

@@ -1,11 +1,12 @@
-//! `runs list | events | show | file | turn | cancel`: reading runs through the runtime's
-//! Host ABI calls.
+//! `runs list | events | show | file | turn | cancel | rollback`: reading and changing runs
+//! through the runtime's Host ABI calls.
 
 use std::io::{self, Write};
 
 use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreError};
 use agent_application::runtime::{ModelTurnView, RuntimeError};
-use agent_domain::event::{ChatRef, JournalLine};
+use agent_domain::ErrorCode;
+use agent_domain::event::{ChatRef, JournalLine, RunRolledBackPayload};
 use agent_domain::model::TokenUsage;
 use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
 use agent_domain::workspace::WorkspacePath;
@@ -132,7 +133,37 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             }
             Ok(Exit::Ok)
         }
+        RunsCommand::Rollback { run_id, json } => {
+            let run = run_id_arg(&run_id)?;
+            let undone = host.runtime.rollback_run(&run).await.map_err(runtime)?;
+            if json {
+                json::print_compact(&undone).or_failure()?;
+            } else {
+                print!("{}", rollback_text(&run, &undone));
+            }
+            Ok(Exit::Ok)
+        }
     }
+}
+
+/// What a rollback changed, one line per message.
+fn rollback_text(run: &RunId, undone: &RunRolledBackPayload) -> String {
+    let mut out = format!("{run}: rolled back\n");
+    for index in &undone.deleted_messages {
+        out.push_str(&format!("- message {index}: deleted\n"));
+    }
+    for swipe in &undone.removed_swipes {
+        let restored = if undone.restored_messages.contains(&swipe.message_index) {
+            ", the message is as it was before the run"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "- message {}: swipe {} removed{restored}\n",
+            swipe.message_index, swipe.swipe_id
+        ));
+    }
+    out
 }
 
 /// `runs events`: one page, or (with `--follow`) everything after `--after-seq` and then
@@ -210,7 +241,7 @@ pub fn runtime(error: RuntimeError) -> Failed {
         } else {
             Exit::Failure
         },
-        error: anyhow::Error::new(error),
+        error: anyhow::anyhow!("{}: {error}", error.code()),
     }
 }
 

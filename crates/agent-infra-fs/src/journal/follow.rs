@@ -95,14 +95,18 @@ fn locate(path: &Path, run: &RunId, start: Start) -> Result<Cursor, JournalError
     })
 }
 
-/// Whether the last committed line is a terminal event: nothing will follow it.
+/// Whether the last committed line ends the journal: a terminal event, or a note written
+/// after one (a rollback); nothing more will follow while someone waits.
 fn ends_with_terminal(scan: &Scan<'_>, tail: &Tail) -> Result<bool, JournalError> {
     let Some(last) = tail.last else {
         return Ok(false);
     };
     let mut lines = scan.forward(last.start, tail.end)?;
     match lines.next_line().map_err(io_error)? {
-        Some((start, bytes)) => Ok(scan.parse(start, &bytes)?.event.is_terminal()),
+        Some((start, bytes)) => {
+            let event = scan.parse(start, &bytes)?.event;
+            Ok(event.is_terminal() || event.is_after_end())
+        }
         None => Ok(false),
     }
 }
@@ -159,7 +163,7 @@ impl Follower {
     async fn next(&mut self) -> Option<Result<JournalLine, JournalError>> {
         loop {
             if let Some(line) = self.pending.pop_front() {
-                if line.event.is_terminal() {
+                if line.event.is_terminal() || line.event.is_after_end() {
                     self.done = true;
                     self.pending.clear();
                 }
