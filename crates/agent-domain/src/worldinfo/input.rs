@@ -105,7 +105,8 @@ pub struct ScanInput {
     pub injections: Vec<String>,
     pub trigger: GenerationTrigger,
     pub character: CharacterContext,
-    /// The max prompt tokens the budget is a percentage of (see `max_prompt_tokens`).
+    /// The max prompt tokens the budget is a percentage of (see `max_prompt_tokens`). Leaving
+    /// it 0 makes the budget 1 token, which nothing but `ignoreBudget` entries fits.
     pub max_prompt_tokens: u32,
     /// `chat_metadata.timedWorldInfo` as stored; `None` when the chat has none.
     pub timed_state: Option<Value>,
