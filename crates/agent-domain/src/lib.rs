@@ -14,5 +14,6 @@ pub mod run;
 pub mod text;
 pub mod tool;
 pub mod workspace;
+pub mod worldinfo;
 
 pub use error::ErrorCode;

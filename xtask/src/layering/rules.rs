@@ -8,12 +8,13 @@ use std::path::PathBuf;
 
 use super::metadata::{DepKind, Workspace};
 
-/// What adapter crates (`agent-infra-fs`, `agent-gateway`, `agent-mcp`) may not depend on:
-/// each other and the host. Add a new adapter here and give it a rule below.
+/// What adapter crates (`agent-infra-fs`, `agent-gateway`, `agent-mcp`, `agent-text`) may not
+/// depend on: each other and the host. Add a new adapter here and give it a rule below.
 const ADAPTER_FORBIDDEN: &[&str] = &[
     "agent-infra-fs",
     "agent-gateway",
     "agent-mcp",
+    "agent-text",
     "agent-host-cli",
 ];
 
@@ -57,6 +58,7 @@ pub const RULES: &[CrateRule] = &[
             "agent-infra-fs",
             "agent-gateway",
             "agent-mcp",
+            "agent-text",
             "agent-host-cli",
             "reqwest",
             "rmcp",
@@ -83,6 +85,13 @@ pub const RULES: &[CrateRule] = &[
     },
     CrateRule {
         krate: "agent-mcp",
+        allowed_only: None,
+        forbidden: ADAPTER_FORBIDDEN,
+        scan_sources: false,
+        why: "adapters never depend on each other or on the host",
+    },
+    CrateRule {
+        krate: "agent-text",
         allowed_only: None,
         forbidden: ADAPTER_FORBIDDEN,
         scan_sources: false,
@@ -209,6 +218,7 @@ mod tests {
                 &["agent-domain", "agent-application", "reqwest"],
             ),
             ("agent-mcp", &["agent-domain", "agent-application", "rmcp"]),
+            ("agent-text", &["agent-domain", "regress", "tiktoken-rs"]),
             (
                 "agent-host-cli",
                 &[
@@ -217,6 +227,7 @@ mod tests {
                     "agent-infra-fs",
                     "agent-gateway",
                     "agent-mcp",
+                    "agent-text",
                 ],
             ),
         ];
@@ -323,14 +334,27 @@ mod tests {
             ("agent-gateway", "agent-mcp", "null"),
             ("agent-mcp", "agent-host-cli", "null"),
             ("agent-infra-fs", "agent-gateway", r#""dev""#),
+            ("agent-text", "agent-gateway", "null"),
+            ("agent-gateway", "agent-text", "null"),
         ]);
         assert_eq!(
             deps_of(&check_dependencies(&ws, RULES)),
             vec![
                 pair("agent-gateway", "agent-mcp"),
-                pair("agent-mcp", "agent-host-cli")
+                pair("agent-gateway", "agent-text"),
+                pair("agent-mcp", "agent-host-cli"),
+                pair("agent-text", "agent-gateway")
             ]
         );
+    }
+
+    #[test]
+    fn application_with_the_text_adapter_fails() {
+        let v = check_dependencies(
+            &metadata(&[("agent-application", "agent-text", "null")]),
+            RULES,
+        );
+        assert_eq!(deps_of(&v), vec![pair("agent-application", "agent-text")]);
     }
 
     #[test]
