@@ -386,7 +386,7 @@ async fn a_message_of_another_run_or_gone_is_refused() {
 #[tokio::test]
 async fn chat_metadata_is_set_in_the_same_write() {
     let chat = Chat::new();
-    let timed = OrderedJson::parse(
+    let timed = OrderedJson::from_slice(
         br#"{"sticky":{"Eldoria.3":{"hash":1,"start":4,"end":7,"protected":false}},"cooldown":{}}"#,
     )
     .unwrap();

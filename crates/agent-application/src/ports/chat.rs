@@ -104,7 +104,7 @@ pub struct ReplyModel {
 }
 
 /// Publish text as this run's chat message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCommitRequest {
     pub chat: ChatRef,
     pub run_id: RunId,

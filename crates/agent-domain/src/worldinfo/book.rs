@@ -2,7 +2,7 @@
 
 use super::entry::WorldEntry;
 use super::error::WorldInfoError;
-use super::json::OrderedJson;
+use crate::json::OrderedJson;
 
 /// A lorebook: its name (the file stem) and its entries in the order SillyTavern enumerates
 /// them.

@@ -14,7 +14,7 @@
 use super::entry::WorldEntry;
 use super::explain::ScanPhase;
 use super::input::{GlobalScanData, ScanInput};
-use super::js::js_trim;
+use crate::json::js::js_trim;
 
 /// The deepest scan SillyTavern allows (`MAX_SCAN_DEPTH`).
 pub const MAX_SCAN_DEPTH: usize = 1000;

@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 
-use super::js::{is_js_whitespace, js_trim};
-use super::json::{JsObject, OrderedJson};
+use crate::json::js::{is_js_whitespace, js_trim};
+use crate::json::{JsObject, OrderedJson};
 
 /// The default `order` (insertion priority) of an entry.
 pub const DEFAULT_ORDER: f64 = 100.0;

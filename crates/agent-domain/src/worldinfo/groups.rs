@@ -28,9 +28,9 @@ use std::cmp::Ordering;
 use super::engines::Chance;
 use super::entry::{SelectiveLogic, WorldEntry};
 use super::explain::GroupRule;
-use super::js::array_index;
 use super::scan_entry::ScanEntry;
 use super::timed::TimedEffects;
+use crate::json::js::array_index;
 
 /// A candidate dropped by a group, with the group and the rule.
 pub(super) struct GroupLoss {

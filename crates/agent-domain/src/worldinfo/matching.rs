@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use super::engines::{KeyRegex, KeyRegexEngine};
 use super::entry::WorldEntry;
-use super::js::{is_ascii_word_byte, is_js_whitespace};
+use crate::json::js::{is_ascii_word_byte, is_js_whitespace};
 
 /// A haystack with its lowercase form computed once, on first need.
 pub(super) struct Haystack {

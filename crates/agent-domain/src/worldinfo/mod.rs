@@ -35,8 +35,6 @@ mod explain;
 mod groups;
 mod hash;
 mod input;
-mod js;
-mod json;
 mod matching;
 mod ordering;
 mod placement;
@@ -64,7 +62,6 @@ pub use hash::cyrb53;
 pub use input::{
     CharacterContext, EntryRef, GenerationTrigger, GlobalScanData, ScanInput, ScanMessage,
 };
-pub use json::{JsObject, OrderedJson};
 pub use ordering::collect_entries;
 pub use placement::{DepthInjection, Outlet, WorldInfoPlacement};
 pub use scan::{ScanEngines, activate};

@@ -183,7 +183,7 @@ fn example_blocks(content: &str) -> Vec<String> {
     let text = if content.starts_with(MARKER) {
         content.to_owned()
     } else {
-        format!("{MARKER}\n{}", super::js::js_trim(content))
+        format!("{MARKER}\n{}", crate::json::js::js_trim(content))
     };
     // ASCII lowercasing keeps byte offsets, so marker positions carry over.
     let folded = text.to_ascii_lowercase();
@@ -194,7 +194,7 @@ fn example_blocks(content: &str) -> Vec<String> {
         .enumerate()
         .map(|(n, &start)| {
             let end = starts.get(n + 1).copied().unwrap_or(text.len());
-            super::js::js_trim(&text[start + MARKER.len()..end]).to_owned()
+            crate::json::js::js_trim(&text[start + MARKER.len()..end]).to_owned()
         })
         .collect()
 }

@@ -54,12 +54,12 @@ use super::entry::SelectiveLogic;
 use super::explain::{ActivationCause, ScanPhase, SecondaryMatch, SkipReason};
 use super::groups::{GroupFilter, group_score};
 use super::input::ScanInput;
-use super::js::js_trim;
 use super::matching::{Haystack, KeyMatcher};
 use super::placement::WorldInfoPlacement;
 use super::scan_entry::ScanEntry;
 use super::settings::WorldInfoSettings;
 use super::timed::TimedEffects;
+use crate::json::js::js_trim;
 
 /// The outside services a scan uses.
 pub struct ScanEngines<'a> {

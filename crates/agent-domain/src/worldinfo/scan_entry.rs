@@ -11,7 +11,7 @@
 use super::decorators::parse_decorators;
 use super::entry::WorldEntry;
 use super::hash::cyrb53;
-use super::json::{JsObject, OrderedJson};
+use crate::json::{JsObject, OrderedJson};
 
 /// An entry of one of the selected books, prepared for the scan.
 #[derive(Debug, Clone, PartialEq)]

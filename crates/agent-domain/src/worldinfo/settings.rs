@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::js::{JsScalar, js_trim};
+use crate::json::js::{JsScalar, js_trim};
 
 /// Code default of `world_info_depth`.
 pub const DEFAULT_SCAN_DEPTH: i64 = 2;

@@ -28,8 +28,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::js::{JsScalar, number_to_string};
 use super::scan_entry::ScanEntry;
+use crate::json::js::{JsScalar, number_to_string};
 
 /// The two kinds of timed effect that keep records.
 #[derive(Clone, Copy, PartialEq, Eq)]

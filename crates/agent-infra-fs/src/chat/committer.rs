@@ -64,7 +64,7 @@ impl FsChatCommitter {
             if !recorded {
                 return Err(ChatError::MessageMismatch(update.message_id.clone()));
             }
-            Ok(((), Some(doc.with_message(index, &line(&message, index)?))))
+            Ok(((), Some(doc.with_message(index, &line(&message)))))
         })
     }
 
@@ -111,7 +111,7 @@ fn plan_commit(
         CommitTarget::NewReply => {
             let reply = edit::new_reply(request)?;
             let index = doc.message_count();
-            let bytes = doc.with_appended(&line(&reply, index)?);
+            let bytes = doc.with_appended(&line(&reply));
             (index, RollbackStrategy::DeleteMessage, None, bytes)
         }
         CommitTarget::NewSwipe { index } => {
@@ -122,7 +122,7 @@ fn plan_commit(
                 return Err(ChatError::NoTarget("swipe"));
             }
             let swipe_id = edit::add_swipe(&mut target, request, message::line_of(index))?;
-            let bytes = doc.with_message(index, &line(&target, index)?);
+            let bytes = doc.with_message(index, &line(&target));
             let previous = String::from_utf8_lossy(original).into_owned();
             (
                 index,
@@ -134,7 +134,7 @@ fn plan_commit(
         CommitTarget::Revise { message_id } => {
             let (index, mut target) = message_by_id(doc, message_id)?;
             let rollback = edit::revise(&mut target, request, message_id)?;
-            let bytes = doc.with_message(index, &line(&target, index)?);
+            let bytes = doc.with_message(index, &line(&target));
             (index, rollback, None, bytes)
         }
     };
@@ -167,12 +167,7 @@ fn message_by_id(doc: &ChatDocument, id: &str) -> Result<(usize, OrderedJson), C
     Ok((index, message::parse_ordered(raw, index)?))
 }
 
-/// A message as its JSONL line.
-pub(super) fn line(message: &OrderedJson, index: usize) -> Result<Vec<u8>, ChatError> {
-    message.to_json_vec().map_err(|err| {
-        ChatError::Io(format!(
-            "cannot write chat line {}: {err}",
-            message::line_of(index)
-        ))
-    })
+/// A message as its JSONL line, as `JSON.stringify` writes it.
+pub(super) fn line(message: &OrderedJson) -> Vec<u8> {
+    message.to_js_vec()
 }

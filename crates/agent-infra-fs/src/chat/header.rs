@@ -53,7 +53,7 @@ impl Header {
         entries: &[(String, OrderedJson)],
     ) -> Result<Vec<u8>, ChatError> {
         self.metadata()?;
-        let mut header = OrderedJson::parse(original)
+        let mut header = OrderedJson::from_slice(original)
             .map_err(|err| invalid(&format!("line 1 is not valid JSON: {err}")))?;
         let metadata = header
             .object_at("chat_metadata")
@@ -61,9 +61,7 @@ impl Header {
         for (key, value) in entries {
             metadata.insert(key, value.clone());
         }
-        header
-            .to_json_vec()
-            .map_err(|err| ChatError::Io(format!("cannot write the chat header: {err}")))
+        Ok(header.to_js_vec())
     }
 
     fn metadata(&self) -> Result<Option<&Map<String, Value>>, ChatError> {

@@ -29,7 +29,7 @@ pub(crate) fn parse_ordered(line: &[u8], index: usize) -> Result<OrderedJson, Ch
         line: line_of(index),
         detail,
     };
-    match OrderedJson::parse(line) {
+    match OrderedJson::from_slice(line) {
         Ok(message) if message.is_object() => Ok(message),
         Ok(_) => Err(invalid("not a JSON object".into())),
         Err(err) => Err(invalid(err.to_string())),

@@ -54,7 +54,7 @@ pub(super) fn plan(
                         report.restored_messages.push(index);
                         before.as_bytes().to_vec()
                     }
-                    None => line(&message, index)?,
+                    None => line(&message),
                 };
                 edits.insert(index, Some(line));
                 report.removed_swipes.push((index, swipe as u64));
@@ -177,7 +177,7 @@ fn show_swipe(message: &mut OrderedJson, selected: usize, info: Option<OrderedJs
 /// Whether `after` is the message `before` was: the same swipe texts (a message without
 /// swipes has its text as its only one), the same one selected, the same text shown.
 fn is_restored(before: &str, after: &OrderedJson) -> bool {
-    let Ok(before) = OrderedJson::parse(before.as_bytes()) else {
+    let Ok(before) = OrderedJson::from_slice(before.as_bytes()) else {
         return false;
     };
     let texts = |message: &OrderedJson| match message.get("swipes").and_then(OrderedJson::as_array)
