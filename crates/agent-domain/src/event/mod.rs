@@ -43,7 +43,8 @@ pub use journal::JournalLine;
 pub use lifecycle::{
     ChatRef, ContextAssembledPayload, ModelBindingMode, ModelBindingResolvedPayload,
     ModelRequestSummary, PersistentProjectionInitializedPayload, ProfileResolvedPayload,
-    RunCancelledPayload, RunCreatedPayload, SkillScopesResolvedPayload, StatusChangedPayload,
+    RunCancelledPayload, RunCreatedPayload, SkillDiagnostic, SkillScopesResolvedPayload,
+    StatusChangedPayload,
     WorkspaceInitializedPayload,
 };
 pub use model_turn::{
