@@ -81,7 +81,7 @@ fn entry(name: &str, description: &str) -> SkillIndexEntry {
 #[tokio::test]
 async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
     let fx = Fixture::new();
-    assert!(fx.store.list().await.unwrap().is_empty());
+    assert!(fx.store.list().await.unwrap().skills.is_empty());
 
     let imported = fx
         .store
@@ -94,7 +94,7 @@ async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
         .await
         .unwrap();
     assert_eq!(
-        fx.store.list().await.unwrap(),
+        fx.store.list().await.unwrap().skills,
         [entry("alchemy", "Brews."), entry("poetry", "Writes poems.")]
     );
     assert_eq!(
@@ -121,7 +121,7 @@ async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
     );
     fx.store.import_dir(&newer, true).await.unwrap();
     assert_eq!(
-        fx.store.list().await.unwrap()[1],
+        fx.store.list().await.unwrap().skills[1],
         entry("poetry", "Better poems.")
     );
     assert_eq!(fx.index()[1]["files"], json!(["SKILL.md"]));
@@ -187,7 +187,10 @@ async fn listing_skips_broken_skills_and_rebuilds_a_missing_index() {
     fs::write(installed.join("stray.txt"), "x").unwrap();
 
     fs::remove_file(fx.data.skills_index_file()).unwrap();
-    assert_eq!(fx.store.list().await.unwrap(), [entry("good", "Fine.")]);
+    assert_eq!(
+        fx.store.list().await.unwrap().skills,
+        [entry("good", "Fine.")]
+    );
     assert_eq!(fx.index().as_array().unwrap().len(), 1);
 }
 
@@ -332,7 +335,7 @@ async fn export_copies_to_a_new_folder_and_remove_uninstalls() {
     assert!(matches!(ghost, StoreError::NotFound(_)));
 
     fx.store.remove("poetry").await.unwrap();
-    assert!(fx.store.list().await.unwrap().is_empty());
+    assert!(fx.store.list().await.unwrap().skills.is_empty());
     assert_eq!(fx.index(), json!([]));
     assert!(!fx.data.skills_installed().join("poetry").exists());
     assert!(matches!(
@@ -400,23 +403,30 @@ async fn every_scope_has_its_own_folder() {
     );
 
     assert_eq!(
-        fx.store.list_scope(&profile).await.unwrap(),
+        fx.store.list_scope(&profile).await.unwrap().skills,
         [entry("poetry", "Profile poems.")]
     );
     assert_eq!(
-        fx.store.list_scope(&preset).await.unwrap(),
+        fx.store.list_scope(&preset).await.unwrap().skills,
         [entry("tone", "Preset tone.")]
     );
     assert_eq!(
-        fx.store.list_scope(&character).await.unwrap(),
+        fx.store.list_scope(&character).await.unwrap().skills,
         [entry("voice", "Speaks softly.")]
     );
     // A scope without a folder has no skills; the global scope is untouched by the others.
     let stranger = SkillScope::Character {
         character_id: "Nobody".into(),
     };
-    assert!(fx.store.list_scope(&stranger).await.unwrap().is_empty());
-    assert!(fx.store.list().await.unwrap().is_empty());
+    assert!(
+        fx.store
+            .list_scope(&stranger)
+            .await
+            .unwrap()
+            .skills
+            .is_empty()
+    );
+    assert!(fx.store.list().await.unwrap().skills.is_empty());
 
     let poetry = SkillRef::new(profile.clone(), "poetry");
     let style = fx

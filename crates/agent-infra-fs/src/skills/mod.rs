@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_application::ports::{
-    SearchCorpus, SkillFile, SkillIndexEntry, SkillRef, SkillScope, SkillStore, StoreError,
+    SearchCorpus, SkillFile, SkillIndexEntry, SkillListing, SkillRef, SkillScope, SkillStore,
+    StoreError,
 };
 use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
@@ -112,12 +113,15 @@ impl FsSkillStore {
 
 #[async_trait]
 impl SkillStore for FsSkillStore {
-    async fn list_scope(&self, scope: &SkillScope) -> Result<Vec<SkillIndexEntry>, StoreError> {
+    async fn list_scope(&self, scope: &SkillScope) -> Result<SkillListing, StoreError> {
         let scope = scope.clone();
         let skills = self
             .changing(move |data| catalog::list(data, &scope))
             .await?;
-        Ok(skills.iter().map(catalog::IndexedSkill::entry).collect())
+        Ok(SkillListing {
+            skills: skills.iter().map(catalog::IndexedSkill::entry).collect(),
+            problems: Vec::new(),
+        })
     }
 
     async fn read_file(
