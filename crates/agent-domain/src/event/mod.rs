@@ -44,8 +44,7 @@ pub use lifecycle::{
     ChatRef, ContextAssembledPayload, ModelBindingMode, ModelBindingResolvedPayload,
     ModelRequestSummary, PersistentProjectionInitializedPayload, ProfileResolvedPayload,
     RunCancelledPayload, RunCreatedPayload, SkillDiagnostic, SkillScopesResolvedPayload,
-    StatusChangedPayload,
-    WorkspaceInitializedPayload,
+    StatusChangedPayload, WorkspaceInitializedPayload,
 };
 pub use model_turn::{
     DirectOutputCapturedPayload, DriftRecoveryAttemptedPayload, ModelCallAttemptFailedPayload,
