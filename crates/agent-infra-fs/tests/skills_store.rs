@@ -494,6 +494,15 @@ async fn an_index_of_an_unknown_version_is_left_untouched() {
             "index/skills.json"
         )]
     );
+    // Its scopes are still read, as far as the file reads.
+    assert_eq!(
+        fx.store.scopes().await.unwrap(),
+        [SkillScope::Global, seraphina()]
+    );
+    assert_eq!(
+        names(&fx.store.list_scope(&seraphina()).await.unwrap()),
+        ["voice"]
+    );
     let import = fx
         .store
         .import_dir(&SkillScope::Global, &fx.skill_source("new", "New."), false)

@@ -13,6 +13,7 @@ use agent_application::ports::{
 use agent_domain::workspace::WorkspacePath;
 
 use super::fault::{INDEX_FOLDER, SkillFault};
+use super::index;
 use super::manifest::{self, Manifest, SKILL_FILE};
 use super::scopes::{GLOBAL_DIR, dir_name, is_scope_dir_name};
 use super::state::{self, IndexState};
@@ -209,19 +210,19 @@ fn store_problems(data: &DataDir, state: &IndexState) -> Result<Vec<SkillProblem
 }
 
 /// Every scope the index names, the global scope first, then in precedence order (preset,
-/// profile, character) and by key.
+/// profile, character) and by key. An index that cannot be used is still read for the
+/// scopes it names, as far as it reads.
 pub(crate) fn scopes(data: &DataDir, now: &str) -> Result<Vec<SkillScope>, StoreError> {
-    let mut scopes = vec![SkillScope::Global];
-    if let IndexState::Current(index) = state::load(data, now)? {
-        let named: BTreeSet<&SkillScope> = index
-            .skills
-            .iter()
-            .map(|entry| &entry.scope)
-            .filter(|scope| **scope != SkillScope::Global)
-            .collect();
-        scopes.extend(named.into_iter().cloned());
-    }
-    Ok(scopes)
+    let named: Vec<SkillScope> = match state::load(data, now)? {
+        IndexState::Current(index) => index.skills.into_iter().map(|e| e.scope).collect(),
+        IndexState::Unusable { flat: false, .. } => index::named_scopes(&data.skills_index_file())?,
+        _ => Vec::new(),
+    };
+    let others: BTreeSet<SkillScope> = named
+        .into_iter()
+        .filter(|scope| *scope != SkillScope::Global && dir_name(scope).is_ok())
+        .collect();
+    Ok(std::iter::once(SkillScope::Global).chain(others).collect())
 }
 
 /// The folder of a skill, which must be a real folder.

@@ -240,6 +240,25 @@ pub(crate) fn classify(bytes: &[u8]) -> StoredIndex {
     }
 }
 
+/// The scopes an index names, read as loosely as possible: for an index this code cannot
+/// use (an unknown version), so the skills of its scopes can still be listed.
+pub(crate) fn named_scopes(path: &Path) -> Result<Vec<SkillScope>, StoreError> {
+    let Some(bytes) = read_file(path)? else {
+        return Ok(Vec::new());
+    };
+    let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let entries = value
+        .get("skills")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    Ok(entries
+        .iter()
+        .filter_map(|entry| entry.get("scope").cloned())
+        .filter_map(|scope| serde_json::from_value(scope).ok())
+        .collect())
+}
+
 /// Sorts, checks and atomically writes `index` to `path` as version 2.
 pub(crate) fn write(path: &Path, index: &mut IndexFile) -> Result<(), StoreError> {
     index.version = INDEX_VERSION;
