@@ -233,9 +233,11 @@ pub(crate) fn skill_dir(data: &DataDir, skill: &SkillRef) -> Result<PathBuf, Sto
             skill.name
         )));
     }
-    let dir = if skill.scope == SkillScope::Global && state::is_flat_layout(data)? {
+    let flat = data.skills_installed().join(&skill.name);
+    let dir = if skill.scope == SkillScope::Global && flat.is_dir() && state::is_flat_layout(data)?
+    {
         // The flat layout, until its migration succeeds.
-        data.skills_installed().join(&skill.name)
+        flat
     } else {
         data.skills_scope_dir(&dir_name(&skill.scope)?)
             .join(&skill.name)
