@@ -60,6 +60,22 @@ pub enum Command {
         #[command(subcommand)]
         command: PromptCommand,
     },
+    /// Inspect the skills of every scope (TauriTavern's skills folder).
+    Skills {
+        #[command(subcommand)]
+        command: SkillsCommand,
+    },
+    /// Check the agent parts of the data directory: profiles, LLM connections, skills and
+    /// the skill index.
+    #[command(
+        after_help = "Exit status: 0 when nothing is wrong (warnings are shown but pass), 1 \
+                      when something is."
+    )]
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `tavern-agent run`.
@@ -341,6 +357,17 @@ pub struct ConnectionAddArgs {
     /// Print the saved record as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// List the skills of every scope, then every skill that cannot be read. Exits 0 even
+    /// when there are problems.
+    List {
+        /// Print `{skills, problems}` as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

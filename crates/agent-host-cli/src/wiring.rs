@@ -5,7 +5,8 @@ use std::env;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_application::ports::CharacterCards;
+use agent_application::doctor::Doctor;
+use agent_application::ports::{CharacterCards, SkillStore};
 use agent_application::profiles::ProfileService;
 use agent_application::runtime::AgentRuntime;
 use agent_infra_fs::FsStorage;
@@ -77,5 +78,19 @@ impl Host {
     pub fn profiles(&self) -> ProfileService {
         ProfileService::new(self.storage.profiles.clone())
             .with_connections(self.storage.connections.clone())
+    }
+
+    /// The skills of every scope.
+    pub fn skills(&self) -> Arc<dyn SkillStore> {
+        self.storage.skills.clone()
+    }
+
+    /// The doctor over the data directory's profiles, connections and skills.
+    pub fn doctor(&self) -> Doctor {
+        Doctor::new(
+            self.profiles(),
+            self.storage.connections.clone(),
+            self.skills(),
+        )
     }
 }

@@ -150,7 +150,7 @@ fn the_card_and_the_skill_are_where_the_tools_look() {
 
     let skill = call("skill_read")["name"].as_str().unwrap().to_owned();
     let path = demo().join(format!(
-        "data/_tauritavern/skills/installed/{skill}/SKILL.md"
+        "data/_tauritavern/skills/installed/global/{skill}/SKILL.md"
     ));
     let text = fs::read_to_string(path).unwrap();
     assert!(

@@ -11,7 +11,8 @@
 //!   agent-workspaces/chats/<ws>/persistent-states/<state>/
 //!   agent-workspaces/chats/<ws>/persist/       newest state, for people to browse
 //!   agent-profiles/profiles/<id>.json, agent-profiles/.staging/
-//!   skills/installed/<name>/, skills/index/skills.json, skills/.staging/
+//!   skills/installed/<scope dir>/<name>/       skills (`global`, `character_<16 hex>`, …)
+//!   skills/index/skills.json, skills/.staging/
 //!   llm-connections/<name>.json                one saved LLM connection
 //!   mcp/, settings.json
 //! ```
@@ -107,19 +108,27 @@ impl DataDir {
         self.tauritavern().join("agent-profiles").join(".staging")
     }
 
+    /// TauriTavern's skills folder.
+    pub fn skills_root(&self) -> PathBuf {
+        self.tauritavern().join("skills")
+    }
+
     pub fn skills_installed(&self) -> PathBuf {
-        self.tauritavern().join("skills").join("installed")
+        self.skills_root().join("installed")
+    }
+
+    /// The folder of one skill scope: `installed/<scope dir>` (`global`, `preset_<16 hex>`,
+    /// `profile_<16 hex>`, `character_<16 hex>`; the skills module names them).
+    pub fn skills_scope_dir(&self, scope_dir: &str) -> PathBuf {
+        self.skills_installed().join(scope_dir)
     }
 
     pub fn skills_index_file(&self) -> PathBuf {
-        self.tauritavern()
-            .join("skills")
-            .join("index")
-            .join("skills.json")
+        self.skills_root().join("index").join("skills.json")
     }
 
     pub fn skills_staging(&self) -> PathBuf {
-        self.tauritavern().join("skills").join(".staging")
+        self.skills_root().join(".staging")
     }
 
     pub fn mcp_dir(&self) -> PathBuf {

@@ -38,7 +38,8 @@ pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedS
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
 pub use skill::{
-    SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillRef, SkillScope, SkillStore,
+    SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillListing, SkillProblem, SkillRef,
+    SkillScope, SkillStore,
 };
 pub use store_error::StoreError;
 pub use workspace::{

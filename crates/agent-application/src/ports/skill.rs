@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use agent_domain::event::SkillDiagnostic;
 use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,19 @@ impl SkillScope {
             Self::Preset { .. } => "preset",
             Self::Profile { .. } => "profile",
             Self::Character { .. } => "character",
+        }
+    }
+}
+
+impl SkillScope {
+    /// The scope as TauriTavern labels it: `global`, `preset:<apiId>:<name>`,
+    /// `profile:<profileId>`, `character:<characterId>`.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Global => "global".to_owned(),
+            Self::Preset { api_id, name } => format!("preset:{api_id}:{name}"),
+            Self::Profile { profile_id } => format!("profile:{profile_id}"),
+            Self::Character { character_id } => format!("character:{character_id}"),
         }
     }
 }
@@ -90,6 +104,93 @@ pub struct SkillIndexEntry {
     pub description: String,
 }
 
+/// What listing a scope found: the skills that read, and everything that did not.
+///
+/// One broken skill never hides the others, and is never dropped without a word: it is
+/// reported in `problems`, for hosts to show and runs to journal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillListing {
+    /// The valid skills of the scope, by name.
+    pub skills: Vec<SkillIndexEntry>,
+    /// What could not be read, in the order found.
+    pub problems: Vec<SkillProblem>,
+}
+
+/// A skill that could not be read, or a problem of the skill store as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillProblem {
+    /// The scope whose listing found it; `None` for a problem of the store as a whole (its
+    /// index, a folder that belongs to no scope it knows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<SkillScope>,
+    /// The folder concerned: a skill's folder in its scope (the skill's name when it is
+    /// one), or a folder of the store; `None` when the problem is not about one folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// A `skill.*` code, e.g. `skill.front_matter_invalid`.
+    pub code: String,
+    pub message: String,
+}
+
+impl SkillProblem {
+    /// A problem of the skill in `folder` of `scope`.
+    pub fn in_scope(
+        scope: &SkillScope,
+        folder: impl Into<String>,
+        code: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            scope: Some(scope.clone()),
+            folder: Some(folder.into()),
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    /// A problem of the store as a whole, about `folder` when it names one.
+    pub fn of_store(
+        folder: Option<String>,
+        code: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            scope: None,
+            folder,
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The journal form of the problem (`skill_scopes_resolved` diagnostics).
+    pub fn diagnostic(&self) -> SkillDiagnostic {
+        SkillDiagnostic {
+            scope: self
+                .scope
+                .as_ref()
+                .and_then(|scope| serde_json::to_value(scope).ok()),
+            folder: self.folder.clone(),
+            code: self.code.clone(),
+            message: self.message.clone(),
+        }
+    }
+}
+
+impl fmt::Display for SkillProblem {
+    /// `code: where: message`, e.g. `skill.name_mismatch: global/poems: …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.code)?;
+        match (&self.scope, &self.folder) {
+            (Some(scope), Some(folder)) => write!(f, "{}/{folder}: ", scope.label())?,
+            (Some(scope), None) => write!(f, "{}: ", scope.label())?,
+            (None, Some(folder)) => write!(f, "{folder}: ")?,
+            (None, None) => {}
+        }
+        f.write_str(&self.message)
+    }
+}
+
 /// A file of a skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillFile {
@@ -100,18 +201,27 @@ pub struct SkillFile {
 
 /// Read access to the skills of every scope.
 ///
-/// Errors: a missing scope lists no skills; a missing skill or file is
+/// Errors: a missing scope lists no skills; a skill that cannot be read is a
+/// [`SkillProblem`] of its listing, not an error; a missing skill or file is
 /// [`StoreError::NotFound`]; a read naming a folder is [`StoreError::Invalid`] with code
 /// [`SKILL_PATH_IS_FOLDER`]; a link or special file inside a skill (which could lead outside
 /// it) is [`StoreError::Integrity`]; the operating system refusing is [`StoreError::Io`].
 #[async_trait]
 pub trait SkillStore: Send + Sync {
-    /// The valid skills of one scope, by name.
-    async fn list_scope(&self, scope: &SkillScope) -> Result<Vec<SkillIndexEntry>, StoreError>;
+    /// The valid skills of one scope, by name, and the problems found listing it. The
+    /// global scope's listing also carries the problems of the store as a whole, so every
+    /// invocation (which always reads the global scope) reports them.
+    async fn list_scope(&self, scope: &SkillScope) -> Result<SkillListing, StoreError>;
 
     /// Installed (global) skills, by name.
-    async fn list(&self) -> Result<Vec<SkillIndexEntry>, StoreError> {
+    async fn list(&self) -> Result<SkillListing, StoreError> {
         self.list_scope(&SkillScope::Global).await
+    }
+
+    /// Every scope the store holds skills for, the global scope first. A store that keeps
+    /// only global skills needs not say more.
+    async fn scopes(&self) -> Result<Vec<SkillScope>, StoreError> {
+        Ok(vec![SkillScope::Global])
     }
 
     /// A file inside a skill (a relative path, confined to the skill's folder).
@@ -168,5 +278,44 @@ mod tests {
         }
         let skill = SkillRef::new(SkillScope::Global, "poetry");
         assert_eq!(skill.to_string(), "skill poetry (global)");
+    }
+
+    #[test]
+    fn problems_name_their_scope_folder_and_code() {
+        let seraphina = SkillScope::Character {
+            character_id: "Seraphina".into(),
+        };
+        let problem = SkillProblem::in_scope(
+            &seraphina,
+            "voice",
+            "skill.name_mismatch",
+            "SKILL.md names the skill `other`",
+        );
+        assert_eq!(
+            problem.to_string(),
+            "skill.name_mismatch: character:Seraphina/voice: SKILL.md names the skill `other`"
+        );
+        assert_eq!(
+            serde_json::to_value(&problem).unwrap(),
+            json!({"scope": {"kind": "character", "characterId": "Seraphina"},
+                   "folder": "voice", "code": "skill.name_mismatch",
+                   "message": "SKILL.md names the skill `other`"})
+        );
+        assert_eq!(
+            serde_json::to_value(problem.diagnostic()).unwrap(),
+            serde_json::to_value(&problem).unwrap()
+        );
+        let store = SkillProblem::of_store(None, "skill.index_invalid", "not JSON");
+        assert_eq!(store.to_string(), "skill.index_invalid: not JSON");
+        assert_eq!(
+            serde_json::to_value(&store).unwrap(),
+            json!({"code": "skill.index_invalid", "message": "not JSON"})
+        );
+        let preset = SkillScope::Preset {
+            api_id: "openai".into(),
+            name: "My Preset".into(),
+        };
+        assert_eq!(preset.label(), "preset:openai:My Preset");
+        assert_eq!(SkillScope::Global.label(), "global");
     }
 }

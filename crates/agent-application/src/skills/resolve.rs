@@ -9,7 +9,7 @@ use agent_domain::profile::SkillsPolicy;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::ports::{SkillIndexEntry, SkillRef, SkillScope, SkillStore, StoreError};
+use crate::ports::{SkillListing, SkillProblem, SkillRef, SkillScope, SkillStore, StoreError};
 
 /// The policy entry that stands for every skill.
 const ALL: &str = "*";
@@ -43,6 +43,10 @@ pub struct ResolvedSkills {
     pub visible: Vec<String>,
     /// The policy's `deny` list, kept to tell a denied skill from an unknown one.
     pub deny: Vec<String>,
+    /// What the scopes' listings could not read, each problem once. Written to the document
+    /// only when there is one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<SkillProblem>,
 }
 
 /// Why an invocation may not use a skill.
@@ -67,8 +71,9 @@ impl ErrorCode for SkillDenial {
 }
 
 /// Lists every scope through `store` (in the order given) and resolves the result with
-/// [`ResolvedSkills::merge`]. A scope without a folder lists no skills; store faults are
-/// returned as they are, for the runtime to fail the invocation.
+/// [`ResolvedSkills::merge`]. A scope without a folder lists no skills; a skill that cannot
+/// be read is kept as a problem; store faults are returned as they are, for the runtime to
+/// fail the invocation.
 pub async fn resolve_skills(
     store: &dyn SkillStore,
     scopes: &[SkillScope],
@@ -84,12 +89,18 @@ pub async fn resolve_skills(
 impl ResolvedSkills {
     /// Unions the listings in order (a later scope's skill replaces an earlier one of the
     /// same name) and applies `policy`: a skill is visible when `deny` names neither it nor
-    /// `*`, and `visible` names it or `*`.
-    pub fn merge(listings: Vec<(SkillScope, Vec<SkillIndexEntry>)>, policy: &SkillsPolicy) -> Self {
+    /// `*`, and `visible` names it or `*`. The listings' problems are kept, each once.
+    pub fn merge(listings: Vec<(SkillScope, SkillListing)>, policy: &SkillsPolicy) -> Self {
         let mut by_name: BTreeMap<String, ResolvedSkill> = BTreeMap::new();
         let mut scopes = Vec::with_capacity(listings.len());
-        for (scope, entries) in listings {
-            for entry in entries {
+        let mut problems: Vec<SkillProblem> = Vec::new();
+        for (scope, listing) in listings {
+            for problem in listing.problems {
+                if !problems.contains(&problem) {
+                    problems.push(problem);
+                }
+            }
+            for entry in listing.skills {
                 let skill = ResolvedSkill {
                     name: entry.name.clone(),
                     description: entry.description,
@@ -109,6 +120,7 @@ impl ResolvedSkills {
             effective: by_name.into_values().collect(),
             visible,
             deny: policy.deny.clone(),
+            problems,
         }
     }
 
@@ -130,7 +142,8 @@ impl ResolvedSkills {
     }
 
     /// The `skill_scopes_resolved` payload: scope kinds in order, the preset and character
-    /// references (`{}` when none), and the names of the visible skills.
+    /// references (`{}` when none), the names of the visible skills, and the problems as
+    /// diagnostics.
     pub fn scopes_resolved_payload(&self) -> SkillScopesResolvedPayload {
         let mut refs = Map::new();
         for scope in &self.scopes {
@@ -151,11 +164,13 @@ impl ResolvedSkills {
             scopes: self.scopes.iter().map(|s| s.kind().to_owned()).collect(),
             refs: Value::Object(refs),
             effective_skills: self.visible.clone(),
+            diagnostics: self.problems.iter().map(SkillProblem::diagnostic).collect(),
         }
     }
 
     /// The JSON document for `input/resolved_skills.json` (or
-    /// `input/invocations/<id>/resolved_skills.json`): `{scopes, effective, visible, deny}`.
+    /// `input/invocations/<id>/resolved_skills.json`): `{scopes, effective, visible, deny}`,
+    /// plus `problems` when a listing found any.
     pub fn document(&self) -> Result<Value, serde_json::Error> {
         serde_json::to_value(self)
     }
@@ -307,11 +322,57 @@ mod tests {
         let back: ResolvedSkills = serde_json::from_value(document).unwrap();
         assert_eq!(back, resolved);
 
-        let bare = ResolvedSkills::merge(vec![(SkillScope::Global, vec![])], &policy(&["*"], &[]));
+        let bare = ResolvedSkills::merge(
+            vec![(SkillScope::Global, SkillListing::default())],
+            &policy(&["*"], &[]),
+        );
         assert_eq!(
             serde_json::to_value(bare.scopes_resolved_payload()).unwrap(),
             json!({"scopes": ["global"], "refs": {}, "effectiveSkills": []})
         );
+    }
+
+    #[tokio::test]
+    async fn unreadable_skills_become_diagnostics_each_once() {
+        let skills = store();
+        let broken = SkillProblem::in_scope(
+            &character(),
+            "broken",
+            "skill.front_matter_unclosed",
+            "the front matter of SKILL.md is not closed",
+        );
+        let index = SkillProblem::of_store(
+            None,
+            "skill.index_version_unsupported",
+            "index version 3 is not one this version reads",
+        );
+        skills.add_problem(&character(), broken.clone());
+        // The store repeats its own problems; the journal gets them once.
+        skills.add_problem(&SkillScope::Global, index.clone());
+        skills.add_problem(&profile(), index.clone());
+        let scopes = [SkillScope::Global, profile(), character()];
+        let resolved = resolve_skills(&skills, &scopes, &policy(&["*"], &[]))
+            .await
+            .unwrap();
+        assert_eq!(resolved.problems, [index, broken]);
+        assert_eq!(resolved.visible, ["alchemy", "poetry", "voice"]);
+        let payload = serde_json::to_value(resolved.scopes_resolved_payload()).unwrap();
+        assert_eq!(
+            payload["diagnostics"],
+            json!([
+                {"code": "skill.index_version_unsupported",
+                 "message": "index version 3 is not one this version reads"},
+                {"scope": {"kind": "character", "characterId": "Seraphina"},
+                 "folder": "broken", "code": "skill.front_matter_unclosed",
+                 "message": "the front matter of SKILL.md is not closed"},
+            ])
+        );
+        assert_eq!(
+            payload["effectiveSkills"],
+            json!(["alchemy", "poetry", "voice"])
+        );
+        let document = resolved.document().unwrap();
+        assert_eq!(document["problems"][1]["folder"], "broken");
     }
 
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! An in-memory [`SkillStore`] with the contract of the file-system one: skills per scope,
 //! folders implied by file paths, links refused as integrity faults, folders refused as
-//! reads.
+//! reads, and problems a test plants reported by the listings.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -10,8 +10,8 @@ use async_trait::async_trait;
 
 use super::fake_sha256_hex;
 use crate::ports::{
-    SKILL_PATH_IS_FOLDER, SearchCorpus, SearchFile, SkillFile, SkillIndexEntry, SkillRef,
-    SkillScope, SkillStore, StoreError,
+    SKILL_PATH_IS_FOLDER, SearchCorpus, SearchFile, SkillFile, SkillIndexEntry, SkillListing,
+    SkillProblem, SkillRef, SkillScope, SkillStore, StoreError,
 };
 
 #[derive(Debug, Clone)]
@@ -31,6 +31,8 @@ struct Skill {
 #[derive(Debug, Default)]
 struct State {
     skills: BTreeMap<(SkillScope, String), Skill>,
+    /// Problems the listing of a scope reports, in the order planted.
+    problems: Vec<(SkillScope, SkillProblem)>,
     failure: Option<StoreError>,
 }
 
@@ -75,6 +77,11 @@ impl MemorySkills {
     /// Places a symbolic link in an added skill.
     pub fn link(&self, skill: &SkillRef, path: &str) {
         self.insert(skill, path, Entry::Link);
+    }
+
+    /// Makes the listing of `scope` report `problem` (a skill that does not read).
+    pub fn add_problem(&self, scope: &SkillScope, problem: SkillProblem) {
+        self.with(|s| s.problems.push((scope.clone(), problem)));
     }
 
     /// Makes every later call fail with `error` (a broken disk, a corrupt index).
@@ -161,19 +168,50 @@ fn search_file(path: &str, entry: &Entry, skill: &SkillRef) -> Result<SearchFile
 
 #[async_trait]
 impl SkillStore for MemorySkills {
-    async fn list_scope(&self, scope: &SkillScope) -> Result<Vec<SkillIndexEntry>, StoreError> {
+    async fn list_scope(&self, scope: &SkillScope) -> Result<SkillListing, StoreError> {
         self.with(|s| {
             if let Some(failure) = &s.failure {
                 return Err(failure.clone());
             }
-            Ok(s.skills
-                .iter()
-                .filter(|((at, _), _)| at == scope)
-                .map(|((_, name), skill)| SkillIndexEntry {
-                    name: name.clone(),
-                    description: skill.description.clone(),
-                })
-                .collect())
+            Ok(SkillListing {
+                skills: s
+                    .skills
+                    .iter()
+                    .filter(|((at, _), _)| at == scope)
+                    .map(|((_, name), skill)| SkillIndexEntry {
+                        name: name.clone(),
+                        description: skill.description.clone(),
+                    })
+                    .collect(),
+                problems: s
+                    .problems
+                    .iter()
+                    .filter(|(at, _)| at == scope)
+                    .map(|(_, problem)| problem.clone())
+                    .collect(),
+            })
+        })
+    }
+
+    /// The global scope, then every other scope with a skill or a problem, in scope order.
+    async fn scopes(&self) -> Result<Vec<SkillScope>, StoreError> {
+        self.with(|s| {
+            if let Some(failure) = &s.failure {
+                return Err(failure.clone());
+            }
+            let mut scopes = vec![SkillScope::Global];
+            let found = s
+                .skills
+                .keys()
+                .map(|(scope, _)| scope)
+                .chain(s.problems.iter().map(|(scope, _)| scope));
+            for scope in found {
+                if !scopes.contains(scope) {
+                    scopes.push(scope.clone());
+                }
+            }
+            scopes[1..].sort();
+            Ok(scopes)
         })
     }
 
@@ -246,15 +284,23 @@ mod tests {
         skills.link(&poetry, "refs/etc");
 
         let listed = skills.list().await.unwrap();
-        assert_eq!(listed[0].name, "poetry");
-        assert!(
-            skills
-                .list_scope(&SkillScope::Profile {
-                    profile_id: "x".into()
-                })
-                .await
-                .unwrap()
-                .is_empty()
+        assert_eq!(listed.skills[0].name, "poetry");
+        let profile = SkillScope::Profile {
+            profile_id: "x".into(),
+        };
+        assert_eq!(
+            skills.list_scope(&profile).await.unwrap(),
+            SkillListing::default()
+        );
+        let problem = SkillProblem::in_scope(&profile, "bad", "skill.front_matter_missing", "no");
+        skills.add_problem(&profile, problem.clone());
+        assert_eq!(
+            skills.list_scope(&profile).await.unwrap().problems,
+            [problem]
+        );
+        assert_eq!(
+            skills.scopes().await.unwrap(),
+            [SkillScope::Global, profile]
         );
 
         let read = skills.read_file(&poetry, &p("SKILL.md")).await.unwrap();

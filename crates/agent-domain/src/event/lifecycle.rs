@@ -60,6 +60,26 @@ pub struct SkillScopesResolvedPayload {
     pub refs: Value,
     /// Names of the skills the invocation may use.
     pub effective_skills: Vec<String>,
+    /// Skills of those scopes that could not be read, and problems of the skill store
+    /// itself. Written only when there is one; older journals have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<SkillDiagnostic>,
+}
+
+/// A skill the store could not read, or a problem of the skill store as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillDiagnostic {
+    /// The scope whose listing found it, in its `{"kind", …}` form; absent for a problem of
+    /// the store as a whole (its index, a folder no scope owns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Value>,
+    /// The folder concerned: a skill's folder in its scope, or a folder of the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// A `skill.*` code, e.g. `skill.front_matter_invalid`.
+    pub code: String,
+    pub message: String,
 }
 
 /// `status_changed`: written on every run status transition.

@@ -43,8 +43,8 @@ pub use journal::JournalLine;
 pub use lifecycle::{
     ChatRef, ContextAssembledPayload, ModelBindingMode, ModelBindingResolvedPayload,
     ModelRequestSummary, PersistentProjectionInitializedPayload, ProfileResolvedPayload,
-    RunCancelledPayload, RunCreatedPayload, SkillScopesResolvedPayload, StatusChangedPayload,
-    WorkspaceInitializedPayload,
+    RunCancelledPayload, RunCreatedPayload, SkillDiagnostic, SkillScopesResolvedPayload,
+    StatusChangedPayload, WorkspaceInitializedPayload,
 };
 pub use model_turn::{
     DirectOutputCapturedPayload, DriftRecoveryAttemptedPayload, ModelCallAttemptFailedPayload,

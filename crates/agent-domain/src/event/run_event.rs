@@ -233,6 +233,7 @@ impl RunEvent {
             Self::ModelCallAttemptFailed(_) => EventLevel::Error,
             Self::ToolCallFailed(p) if p.fatal => EventLevel::Error,
             Self::ToolCallFailed(_) => EventLevel::Warn,
+            Self::SkillScopesResolved(p) if !p.diagnostics.is_empty() => EventLevel::Warn,
             Self::AgentAwaitCompleted(p) if p.timed_out => EventLevel::Warn,
             Self::ModelCallRetryScheduled(_)
             | Self::DriftRecoveryAttempted(_)

@@ -155,6 +155,7 @@ pub fn one_of_each() -> Vec<RunEvent> {
             scopes: vec!["global".into()],
             refs: json!({}),
             effective_skills: vec!["style-guide".into()],
+            diagnostics: vec![],
         }),
         RunEvent::GenerationIntentRecorded(json!({"kind": "normal", "source": "cli"})),
         RunEvent::StatusChanged(StatusChangedPayload {

@@ -180,6 +180,24 @@ fn levels_follow_the_catalogue() {
         task_count: 0,
     });
     assert_eq!(in_time.level(), EventLevel::Info);
+    let unreadable_skill = RunEvent::SkillScopesResolved(SkillScopesResolvedPayload {
+        scopes: vec!["global".into()],
+        refs: json!({}),
+        effective_skills: vec![],
+        diagnostics: vec![SkillDiagnostic {
+            scope: Some(json!({"kind": "global"})),
+            folder: Some("broken".into()),
+            code: "skill.front_matter_missing".into(),
+            message: "SKILL.md must start with front matter".into(),
+        }],
+    });
+    assert_eq!(unreadable_skill.level(), EventLevel::Warn);
+    assert_eq!(
+        serde_json::to_value(&unreadable_skill).unwrap()["payload"]["diagnostics"],
+        json!([{"scope": {"kind": "global"}, "folder": "broken",
+                "code": "skill.front_matter_missing",
+                "message": "SKILL.md must start with front matter"}])
+    );
 }
 
 #[test]

@@ -33,8 +33,14 @@ const DEMO_FILES: &[(&str, &[u8])] = &[
         include_bytes!("../../demo/data/characters/Seraphina.json"),
     ),
     (
-        "_tauritavern/skills/installed/scene-writing/SKILL.md",
-        include_bytes!("../../demo/data/_tauritavern/skills/installed/scene-writing/SKILL.md"),
+        "_tauritavern/skills/installed/global/scene-writing/SKILL.md",
+        include_bytes!(
+            "../../demo/data/_tauritavern/skills/installed/global/scene-writing/SKILL.md"
+        ),
+    ),
+    (
+        "_tauritavern/skills/index/skills.json",
+        include_bytes!("../../demo/data/_tauritavern/skills/index/skills.json"),
     ),
 ];
 

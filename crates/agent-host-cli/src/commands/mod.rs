@@ -3,11 +3,13 @@
 
 pub mod connections;
 pub mod demo;
+pub mod doctor;
 pub mod model;
 pub mod profiles;
 pub mod prompt;
 pub mod run;
 pub mod runs;
+pub mod skills;
 pub mod tools;
 
 use agent_infra_fs::chat::ChatLocator;
@@ -36,6 +38,8 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Profiles { command } => profiles::execute(&host, command).await,
         Command::Connections { command } => connections::execute(&host, command).await,
         Command::Prompt { command } => prompt::execute(&host, command).await,
+        Command::Skills { command } => skills::execute(&host, command).await,
+        Command::Doctor { json } => doctor::execute(&host, json).await,
     }
 }
 

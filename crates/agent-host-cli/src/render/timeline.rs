@@ -9,15 +9,32 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use agent_application::ports::SkillScope;
 use agent_domain::event::{
     JournalLine, ModelBindingMode, ROOT_INVOCATION_ID, RunEvent, RunFailurePayload,
-    ToolCallOutcomePayload,
+    SkillDiagnostic, ToolCallOutcomePayload,
 };
 use agent_domain::profile::ProfileSource;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use super::table::truncate;
+
+/// `code: scope/folder: message`, as `skills list` prints a problem.
+fn skill_diagnostic(diagnostic: &SkillDiagnostic) -> String {
+    let scope = diagnostic
+        .scope
+        .clone()
+        .and_then(|scope| serde_json::from_value::<SkillScope>(scope).ok())
+        .map(|scope| scope.label());
+    let place = match (scope, &diagnostic.folder) {
+        (Some(scope), Some(folder)) => format!("{scope}/{folder}: "),
+        (Some(scope), None) => format!("{scope}: "),
+        (None, Some(folder)) => format!("{folder}: "),
+        (None, None) => String::new(),
+    };
+    format!("{}: {place}{}", diagnostic.code, diagnostic.message)
+}
 
 /// Longest argument summary, in characters.
 const ARGS_WIDTH: usize = 72;
@@ -122,6 +139,14 @@ impl Timeline {
                     _ => "saved",
                 };
                 self.say(&s.dim(&format!("profile {} ({source})", p.profile_id)));
+            }
+            RunEvent::SkillScopesResolved(p) => {
+                for diagnostic in &p.diagnostics {
+                    self.say(&s.yellow(&format!(
+                        "{prefix}skill problem: {}",
+                        truncate(&skill_diagnostic(diagnostic), MESSAGE_WIDTH)
+                    )));
+                }
             }
             RunEvent::AgentModelBindingResolved(p) if p.invocation_id == ROOT_INVOCATION_ID => {
                 let model = match p.mode {

@@ -1,107 +1,228 @@
-//! Reading skills: the scan of a scope's folders (behind `skills/index/skills.json` for the
-//! global scope), and confined reads of a skill's files.
+//! Reading skills: listing a scope (every valid skill, and a problem for every folder that
+//! is not one), the scopes the index knows, and confined reads of a skill's files.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use agent_application::ports::{
-    SKILL_PATH_IS_FOLDER, SearchCorpus, SearchFile, SkillFile, SkillIndexEntry, SkillRef,
-    SkillScope, StoreError,
+    SKILL_PATH_IS_FOLDER, SearchCorpus, SearchFile, SkillFile, SkillIndexEntry, SkillListing,
+    SkillProblem, SkillRef, SkillScope, StoreError,
 };
 use agent_domain::workspace::WorkspacePath;
-use serde::{Deserialize, Serialize};
 
-use super::front_matter;
-use super::scopes::scope_dir;
+use super::fault::{INDEX_FOLDER, SkillFault};
+use super::index;
+use super::manifest::{self, Manifest, SKILL_FILE};
+use super::scopes::{GLOBAL_DIR, dir_name, is_scope_dir_name};
+use super::state::{self, IndexState};
 use super::{invalid_request, tree_error};
 use crate::confine::{ConfineError, Parents, confine};
 use crate::digest::sha256_hex;
 use crate::layout::DataDir;
-use crate::persist::tree::{TreeFile, walk_files};
+use crate::persist::tree::{TreeError, TreeFile, walk_files};
 use crate::profiles::is_simple_name;
-use crate::runs::store_io::{integrity, io_error, read_file, write_json};
+use crate::runs::store_io::{integrity, io_error};
 
-/// The entry point of every skill.
-pub(crate) const SKILL_FILE: &str = "SKILL.md";
-
-/// One skill as `skills/index/skills.json` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct IndexedSkill {
-    pub name: String,
-    pub description: String,
-    /// Every file of the skill, relative to its folder, sorted.
-    pub files: Vec<WorkspacePath>,
+/// What one scope folder holds.
+#[derive(Debug, Default)]
+struct Scan {
+    /// The valid skills, by name.
+    skills: Vec<Manifest>,
+    problems: Vec<SkillProblem>,
+    /// Every skill folder seen, valid or not.
+    folders: BTreeSet<String>,
 }
 
-impl IndexedSkill {
-    pub(crate) fn entry(&self) -> SkillIndexEntry {
-        SkillIndexEntry {
-            name: self.name.clone(),
-            description: self.description.clone(),
-        }
+/// Checks the skill folder `dir` named `folder`: its `SKILL.md`, that the front matter
+/// names the folder, and that no link or special file lies inside.
+fn read_skill(dir: &Path, folder: &str) -> Result<Manifest, SkillFault> {
+    if !is_simple_name(folder) {
+        return Err(SkillFault::FolderNameInvalid(folder.to_owned()));
     }
+    let manifest = manifest::read(dir)?;
+    if manifest.name != folder {
+        return Err(SkillFault::NameMismatch {
+            name: manifest.name,
+            folder: folder.to_owned(),
+        });
+    }
+    walk_files(dir).map_err(|err| match err {
+        TreeError::Io { .. } => SkillFault::Unreadable(err.to_string()),
+        unsafe_content => SkillFault::UnsafeFile(unsafe_content.to_string()),
+    })?;
+    Ok(manifest)
 }
 
-/// Every skill in the scope folder `dir` with a readable `SKILL.md` whose front matter names
-/// the skill's own folder, sorted by name. Anything else is skipped, so one broken skill
-/// never hides the others; a missing folder holds no skills.
-fn scan_dir(dir: &Path) -> Result<Vec<IndexedSkill>, StoreError> {
+/// Every folder of the scope folder `dir`. Hidden entries and plain files are passed over;
+/// anything else that is not a valid skill is a problem. With `flat`, `dir` is `installed/`
+/// in the flat layout, whose scope folders (no `SKILL.md` of their own) are not skills.
+fn scan(dir: &Path, scope: &SkillScope, flat: bool) -> Result<Scan, StoreError> {
+    let mut scan = Scan::default();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(scan),
         Err(err) => return Err(io_error(dir, err)),
     };
-    let mut skills = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|err| io_error(dir, err))?;
-        let Ok(name) = entry.file_name().into_string() else {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let file_type = entry.file_type().map_err(|err| io_error(dir, err))?;
+        if name.starts_with('.') || !(file_type.is_dir() || file_type.is_symlink()) {
             continue;
+        }
+        let path = entry.path();
+        if flat && is_scope_dir_name(&name) && !path.join(SKILL_FILE).exists() {
+            continue;
+        }
+        scan.folders.insert(name.clone());
+        let read = if file_type.is_symlink() {
+            Err(SkillFault::FolderIsLink)
+        } else if entry.file_name().to_str().is_none() {
+            Err(SkillFault::FolderNameInvalid(name.clone()))
+        } else {
+            read_skill(&path, &name)
         };
-        let is_real_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_real_dir
-            && is_simple_name(&name)
-            && let Some(skill) = read_skill(&entry.path(), &name)
-        {
-            skills.push(skill);
+        match read {
+            Ok(manifest) => scan.skills.push(manifest),
+            Err(fault) => scan.problems.push(fault.in_scope(scope, &name)),
         }
     }
-    skills.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(skills)
+    scan.skills.sort_by(|a, b| a.name.cmp(&b.name));
+    scan.problems.sort_by(|a, b| a.folder.cmp(&b.folder));
+    Ok(scan)
 }
 
-/// The index entry of the skill in `dir`; `None` when it is not a valid skill.
-fn read_skill(dir: &Path, name: &str) -> Option<IndexedSkill> {
-    let text = String::from_utf8(read_file(&dir.join(SKILL_FILE)).ok()??).ok()?;
-    let front = front_matter::parse(&text).ok()?;
-    if front.name != name {
-        return None;
+/// The skills of `scope`, with a problem for every folder that is not a valid skill and
+/// every mismatch with the index. The global scope's listing also carries the problems of
+/// the store as a whole. Loading the index may migrate the flat layout (see `state`).
+pub(crate) fn list(
+    data: &DataDir,
+    scope: &SkillScope,
+    now: &str,
+) -> Result<SkillListing, StoreError> {
+    let folder = dir_name(scope)?;
+    let state = state::load(data, now)?;
+    let flat =
+        *scope == SkillScope::Global && matches!(state, IndexState::Unusable { flat: true, .. });
+    let dir = if flat {
+        data.skills_installed()
+    } else {
+        data.skills_scope_dir(&folder)
+    };
+    let mut scan = scan(&dir, scope, flat)?;
+    if let IndexState::Current(index) = &state {
+        for entry in index.skills.iter().filter(|entry| &entry.scope == scope) {
+            if !scan.folders.contains(&entry.name) {
+                let fault = SkillFault::FolderMissing(
+                    "the skill index lists this skill, but its folder is missing (TauriTavern \
+                     does not show it either)"
+                        .to_owned(),
+                );
+                scan.problems.push(fault.in_scope(scope, &entry.name));
+            }
+        }
+        for skill in &scan.skills {
+            if index.find(scope, &skill.name).is_none() {
+                let fault = SkillFault::NotIndexed(
+                    "the skill reads, but the skill index does not list it, so TauriTavern \
+                     does not show it; importing it again indexes it"
+                        .to_owned(),
+                );
+                scan.problems.push(fault.in_scope(scope, &skill.name));
+            }
+        }
     }
-    let files = walk_files(dir)
-        .ok()?
-        .into_iter()
-        .map(|file| file.rel)
-        .collect();
-    Some(IndexedSkill {
-        name: front.name,
-        description: front.description,
-        files,
+    if *scope == SkillScope::Global {
+        scan.problems.extend(store_problems(data, &state)?);
+    }
+    Ok(SkillListing {
+        skills: scan
+            .skills
+            .into_iter()
+            .map(|manifest| SkillIndexEntry {
+                name: manifest.name,
+                description: manifest.description,
+            })
+            .collect(),
+        problems: scan.problems,
     })
 }
 
-/// Rescans the installed (global) skills and rewrites the index from them.
-pub(crate) fn rebuild_index(data: &DataDir) -> Result<Vec<IndexedSkill>, StoreError> {
-    let skills = scan_dir(&data.skills_installed())?;
-    write_json(&data.skills_index_file(), &skills)?;
-    Ok(skills)
+/// The problems of the store as a whole: an index that cannot be rewritten, and folders of
+/// `installed/` that belong to no scope this store knows.
+fn store_problems(data: &DataDir, state: &IndexState) -> Result<Vec<SkillProblem>, StoreError> {
+    let index = match state {
+        IndexState::Unusable { fault, .. } => return Ok(vec![fault.of_store(INDEX_FOLDER)]),
+        IndexState::Current(index) => Some(index),
+        IndexState::Empty => None,
+    };
+    let known: BTreeSet<String> = index
+        .iter()
+        .flat_map(|index| &index.skills)
+        .filter_map(|entry| dir_name(&entry.scope).ok())
+        .collect();
+    let installed = data.skills_installed();
+    let entries = match fs::read_dir(&installed) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(io_error(&installed, err)),
+    };
+    let mut problems = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| io_error(&installed, err))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let file_type = entry.file_type().map_err(|err| io_error(&installed, err))?;
+        let folder = format!("installed/{name}");
+        let fault = if name.starts_with('.') || name == GLOBAL_DIR {
+            continue;
+        } else if file_type.is_symlink() {
+            SkillFault::StrayFolder(
+                "a symbolic link in `installed/`; skills and scope folders are never links"
+                    .to_owned(),
+            )
+        } else if !file_type.is_dir() {
+            continue;
+        } else if is_scope_dir_name(&name) {
+            if known.contains(&name) || state::child_dirs(&entry.path())?.is_empty() {
+                continue;
+            }
+            SkillFault::ScopeUnknown(
+                "no entry of the skill index names this scope folder's scope, so its skills \
+                 cannot be told apart from the others; they are listed when that scope is \
+                 read"
+                    .to_owned(),
+            )
+        } else if entry.path().join(SKILL_FILE).exists() {
+            SkillFault::StrayFolder(
+                "a skill in the old flat layout beside TauriTavern's scope folders; import it \
+                 again to install it in the global scope"
+                    .to_owned(),
+            )
+        } else {
+            SkillFault::StrayFolder("not a scope folder of TauriTavern's layout".to_owned())
+        };
+        problems.push(fault.of_store(&folder));
+    }
+    problems.sort_by(|a, b| a.folder.cmp(&b.folder));
+    Ok(problems)
 }
 
-/// The skills of `scope`. The global scope also writes its index when it is missing.
-pub(crate) fn list(data: &DataDir, scope: &SkillScope) -> Result<Vec<IndexedSkill>, StoreError> {
-    match scope {
-        SkillScope::Global if !data.skills_index_file().exists() => rebuild_index(data),
-        scope => scan_dir(&scope_dir(data, scope)?),
-    }
+/// Every scope the index names, the global scope first, then in precedence order (preset,
+/// profile, character) and by key. An index that cannot be used is still read for the
+/// scopes it names, as far as it reads.
+pub(crate) fn scopes(data: &DataDir, now: &str) -> Result<Vec<SkillScope>, StoreError> {
+    let named: Vec<SkillScope> = match state::load(data, now)? {
+        IndexState::Current(index) => index.skills.into_iter().map(|e| e.scope).collect(),
+        IndexState::Unusable { flat: false, .. } => index::named_scopes(&data.skills_index_file())?,
+        _ => Vec::new(),
+    };
+    let others: BTreeSet<SkillScope> = named
+        .into_iter()
+        .filter(|scope| *scope != SkillScope::Global && dir_name(scope).is_ok())
+        .collect();
+    Ok(std::iter::once(SkillScope::Global).chain(others).collect())
 }
 
 /// The folder of a skill, which must be a real folder.
@@ -112,7 +233,15 @@ pub(crate) fn skill_dir(data: &DataDir, skill: &SkillRef) -> Result<PathBuf, Sto
             skill.name
         )));
     }
-    let dir = scope_dir(data, &skill.scope)?.join(&skill.name);
+    let flat = data.skills_installed().join(&skill.name);
+    let dir = if skill.scope == SkillScope::Global && flat.is_dir() && state::is_flat_layout(data)?
+    {
+        // The flat layout, until its migration succeeds.
+        flat
+    } else {
+        data.skills_scope_dir(&dir_name(&skill.scope)?)
+            .join(&skill.name)
+    };
     match fs::symlink_metadata(&dir) {
         Ok(meta) if meta.is_dir() => Ok(dir),
         Ok(meta) if meta.file_type().is_symlink() => Err(integrity(&dir, "is a symbolic link")),

@@ -1,32 +1,40 @@
-//! [`FsSkillStore`]: skills of every scope, read-only to agents, managed by the host.
+//! [`FsSkillStore`]: skills of every scope, in TauriTavern's layout, read-only to agents and
+//! managed by the host.
 //!
 //! ```text
-//! _tauritavern/skills/installed/<name>/SKILL.md (+ supporting files)   the global scope
-//! _tauritavern/skills/scopes/…/<name>/                                 other scopes (see `scopes`)
-//! _tauritavern/skills/index/skills.json   [{name, description, files}] of installed/, by name
-//! _tauritavern/skills/.staging/           imports and removals in progress
+//! _tauritavern/skills/installed/global/<name>/SKILL.md (+ files)    the global scope
+//! _tauritavern/skills/installed/character_<16 hex>/<name>/          other scopes (`scopes`)
+//! _tauritavern/skills/index/skills.json    {"version": 2, "skills": [...]} (`index`)
+//! _tauritavern/skills/.staging/            imports and removals in progress
 //! ```
 //!
-//! A skill is a folder named `[a-z0-9_-]{1,128}` whose `SKILL.md` starts with front matter
-//! giving the same `name` and a `description`. The folders are the truth; the index of the
-//! global scope is rewritten from them after every change and rebuilt when missing. Host
-//! commands (import, export, remove) manage the global scope; the other scopes are folders
-//! the host or the user fills.
+//! A skill is a folder named `[a-z0-9_-]{1,128}` whose `SKILL.md` starts with YAML front
+//! matter giving the same `name` and a `description` (`manifest`). Listing a scope reads
+//! its folders; every folder that is not a valid skill, and every disagreement with the
+//! index, is reported as a problem of the listing, never dropped. The index is
+//! TauriTavern's, read and written in its format; the flat layout of earlier versions is
+//! migrated when the index is loaded (`state`). Imports and removals keep it in step.
 
 mod catalog;
-mod front_matter;
+mod fault;
+mod index;
 mod install;
+mod manifest;
+mod package;
 mod scopes;
+mod state;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_application::ports::{
-    SearchCorpus, SkillFile, SkillIndexEntry, SkillRef, SkillScope, SkillStore, StoreError,
+    SearchCorpus, SkillFile, SkillIndexEntry, SkillListing, SkillRef, SkillScope, SkillStore,
+    StoreError,
 };
 use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
 
+use crate::environment::now_iso;
 use crate::layout::DataDir;
 use crate::persist::tree::TreeError;
 use crate::runs::store_io::{blocking, io_error};
@@ -51,7 +59,7 @@ fn tree_error(skill: &SkillRef, err: TreeError) -> StoreError {
 #[derive(Debug, Clone)]
 pub struct FsSkillStore {
     data: DataDir,
-    /// Serialises changes to `installed/` and the index within this process.
+    /// Serialises loading (which may migrate), imports and removals within this process.
     changes: Arc<Mutex<()>>,
 }
 
@@ -79,45 +87,53 @@ impl FsSkillStore {
         .await
     }
 
-    /// Installs the skill folder at `source` (named by its `SKILL.md` front matter). An
-    /// installed skill of the same name is `AlreadyExists` unless `replace` is set.
+    /// Installs the skill folder at `source` into `scope` (named by its `SKILL.md` front
+    /// matter) and indexes it. A skill of the same name in the scope is `AlreadyExists`
+    /// unless `replace` is set. A source that is not a valid skill is `Invalid` with the
+    /// `skill.*` code of its problem; an index this version must not rewrite refuses with
+    /// its own code.
     pub async fn import_dir(
         &self,
+        scope: &SkillScope,
         source: &Path,
         replace: bool,
     ) -> Result<SkillIndexEntry, StoreError> {
-        let source = source.to_path_buf();
-        self.changing(move |data| install::import_dir(data, &source, replace))
+        let (scope, source) = (scope.clone(), source.to_path_buf());
+        self.changing(move |data| install::import_dir(data, &scope, &source, replace, &now_iso()))
             .await
     }
 
-    /// Copies an installed skill into the new folder `target` (which must not exist).
-    pub async fn export_dir(&self, name: &str, target: &Path) -> Result<(), StoreError> {
-        let (name, target): (String, PathBuf) = (name.to_owned(), target.to_path_buf());
+    /// Copies a skill into the new folder `target` (which must not exist).
+    pub async fn export_dir(&self, skill: &SkillRef, target: &Path) -> Result<(), StoreError> {
+        let (skill, target): (SkillRef, PathBuf) = (skill.clone(), target.to_path_buf());
         let data = self.data.clone();
         blocking(
-            move || install::export_dir(&data, &name, &target),
+            move || install::export_dir(&data, &skill, &target),
             StoreError::Io,
         )
         .await
     }
 
-    /// Uninstalls a skill; `NotFound` when it is not installed.
-    pub async fn remove(&self, name: &str) -> Result<(), StoreError> {
-        let name = name.to_owned();
-        self.changing(move |data| install::remove(data, &name))
+    /// Uninstalls a skill and drops it from the index; `NotFound` when the scope has no
+    /// skill of that name.
+    pub async fn remove(&self, scope: &SkillScope, name: &str) -> Result<(), StoreError> {
+        let (scope, name) = (scope.clone(), name.to_owned());
+        self.changing(move |data| install::remove(data, &scope, &name, &now_iso()))
             .await
     }
 }
 
 #[async_trait]
 impl SkillStore for FsSkillStore {
-    async fn list_scope(&self, scope: &SkillScope) -> Result<Vec<SkillIndexEntry>, StoreError> {
+    async fn list_scope(&self, scope: &SkillScope) -> Result<SkillListing, StoreError> {
         let scope = scope.clone();
-        let skills = self
-            .changing(move |data| catalog::list(data, &scope))
-            .await?;
-        Ok(skills.iter().map(catalog::IndexedSkill::entry).collect())
+        self.changing(move |data| catalog::list(data, &scope, &now_iso()))
+            .await
+    }
+
+    async fn scopes(&self) -> Result<Vec<SkillScope>, StoreError> {
+        self.changing(|data| catalog::scopes(data, &now_iso()))
+            .await
     }
 
     async fn read_file(

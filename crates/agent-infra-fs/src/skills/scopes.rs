@@ -1,109 +1,171 @@
-//! Where each skill scope keeps its skill folders.
+//! The folder of each skill scope under `installed/`, named as TauriTavern names it.
 //!
 //! ```text
-//! _tauritavern/skills/installed/<skill>/                                 global
-//! _tauritavern/skills/scopes/preset/<apiId>/<preset name>/<skill>/       preset
-//! _tauritavern/skills/scopes/profile/<profile id>/<skill>/               profile
-//! _tauritavern/skills/scopes/character/<character id>/<skill>/           character
+//! installed/global/<skill>/                global
+//! installed/preset_<16 hex>/<skill>/       preset     key "preset\0<apiId>\0<name>"
+//! installed/profile_<16 hex>/<skill>/      profile    key "profile\0<profileId>"
+//! installed/character_<16 hex>/<skill>/    character  key "character\0<characterId>"
 //! ```
 //!
-//! Scope keys are used verbatim as folder names, as SillyTavern names its chat folders after
-//! characters, so each must be one plain path segment.
+//! The 16 hex digits are the first 8 bytes of the SHA-256 of the scope's stable key (its
+//! UTF-8 bytes, exactly as given: nothing is trimmed), in lowercase. The folder name cannot
+//! be turned back into the scope; the skill index (`index/skills.json`) names the scope of
+//! every indexed skill.
 
-use std::path::PathBuf;
+use std::cmp::Ordering;
 
 use agent_application::ports::{SkillScope, StoreError};
-use agent_domain::workspace::WorkspacePath;
 
-use crate::layout::DataDir;
+use crate::digest::sha256;
+use crate::profiles::is_simple_name;
 
-/// The code of a scope key that cannot be a folder name.
+/// The code of a scope that cannot name a folder.
 const INVALID_SCOPE: &str = "skill.invalid_scope";
 
-/// The folder holding the skills of `scope`, which need not exist.
-pub(crate) fn scope_dir(data: &DataDir, scope: &SkillScope) -> Result<PathBuf, StoreError> {
-    let scopes = data.tauritavern().join("skills").join("scopes");
-    Ok(match scope {
-        SkillScope::Global => data.skills_installed(),
-        SkillScope::Preset { api_id, name } => scopes
-            .join("preset")
-            .join(segment("preset api id", api_id)?)
-            .join(segment("preset name", name)?),
-        SkillScope::Profile { profile_id } => scopes
-            .join("profile")
-            .join(segment("profile id", profile_id)?),
-        SkillScope::Character { character_id } => scopes
-            .join("character")
-            .join(segment("character id", character_id)?),
-        other => {
-            return Err(StoreError::Invalid {
-                code: INVALID_SCOPE,
-                message: format!("skill scope `{other}` has no folder"),
-            });
-        }
-    })
+/// The folder of the global scope.
+pub(crate) const GLOBAL_DIR: &str = "global";
+
+/// The scope's stable key: what its folder name and the index order derive from.
+pub(crate) fn stable_key(scope: &SkillScope) -> String {
+    match scope {
+        SkillScope::Preset { api_id, name } => format!("preset\0{api_id}\0{name}"),
+        SkillScope::Profile { profile_id } => format!("profile\0{profile_id}"),
+        SkillScope::Character { character_id } => format!("character\0{character_id}"),
+        _ => GLOBAL_DIR.to_owned(),
+    }
 }
 
-/// `key` when it is one plain path segment: not empty, no separators, not `.`/`..`, not
-/// hidden (a leading `.`), no NUL or drive prefix.
-fn segment<'a>(what: &str, key: &'a str) -> Result<&'a str, StoreError> {
-    let plain = !key.starts_with('.')
-        && WorkspacePath::parse(key).is_ok_and(|path| path.as_str() == key && !key.contains('/'));
-    if plain {
-        Ok(key)
-    } else {
-        Err(StoreError::Invalid {
-            code: INVALID_SCOPE,
-            message: format!("{what} `{key}` cannot name a skill scope folder"),
-        })
+/// TauriTavern's order of index entries: by the scope's stable key (byte order), then by
+/// name. The groups therefore come character, global, preset, profile.
+pub(crate) fn index_order(a: (&SkillScope, &str), b: (&SkillScope, &str)) -> Ordering {
+    stable_key(a.0)
+        .cmp(&stable_key(b.0))
+        .then_with(|| a.1.cmp(b.1))
+}
+
+/// Why a scope cannot name a folder, or `None` when it can. The rules are TauriTavern's:
+/// preset api id and name and character id are not blank and hold no NUL; a profile id is
+/// `[a-z0-9_-]{1,128}`.
+pub(crate) fn scope_problem(scope: &SkillScope) -> Option<String> {
+    let text = |what: &str, value: &str| {
+        if value.trim().is_empty() {
+            Some(format!("{what} is empty"))
+        } else if value.contains('\0') {
+            Some(format!("{what} contains NUL"))
+        } else {
+            None
+        }
+    };
+    match scope {
+        SkillScope::Global => None,
+        SkillScope::Preset { api_id, name } => {
+            text("the preset api id", api_id).or_else(|| text("the preset name", name))
+        }
+        SkillScope::Profile { profile_id } => (!is_simple_name(profile_id)).then(|| {
+            format!("profile id `{profile_id}` is not 1-128 characters of a-z, 0-9, `_` and `-`")
+        }),
+        SkillScope::Character { character_id } => text("the character id", character_id),
+        other => Some(format!("skill scope `{other}` has no folder")),
     }
+}
+
+/// The folder name of `scope` under `installed/`.
+pub(crate) fn dir_name(scope: &SkillScope) -> Result<String, StoreError> {
+    if let Some(problem) = scope_problem(scope) {
+        return Err(StoreError::Invalid {
+            code: INVALID_SCOPE,
+            message: format!("skill scope {}: {problem}", scope.label()),
+        });
+    }
+    let prefix = match scope {
+        SkillScope::Global => return Ok(GLOBAL_DIR.to_owned()),
+        other => other.kind(),
+    };
+    let digest = sha256(stable_key(scope).as_bytes());
+    let hex: String = digest[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    Ok(format!("{prefix}_{hex}"))
+}
+
+/// Whether `name` has the shape of a scope folder: `global`, or `preset_`, `profile_` or
+/// `character_` followed by 16 lowercase hex digits.
+pub(crate) fn is_scope_dir_name(name: &str) -> bool {
+    if name == GLOBAL_DIR {
+        return true;
+    }
+    ["preset_", "profile_", "character_"].iter().any(|prefix| {
+        name.strip_prefix(prefix).is_some_and(|hex| {
+            hex.len() == 16
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn character(id: &str) -> SkillScope {
+        SkillScope::Character {
+            character_id: id.into(),
+        }
+    }
+
+    /// The names are pinned: they must stay what TauriTavern computes for the same scope.
     #[test]
-    fn scope_folders() {
-        let data = DataDir::new("/data");
-        let skills = std::path::Path::new("/data/_tauritavern/skills");
+    fn folder_names_are_pinned() {
+        // sha256("character\0Seraphina") = 67e8be56c9a02c32 6de8a348…
         let cases = [
-            (SkillScope::Global, skills.join("installed")),
+            (SkillScope::Global, "global"),
+            (character("Seraphina"), "character_67e8be56c9a02c32"),
             (
                 SkillScope::Preset {
                     api_id: "openai".into(),
-                    name: "My Preset".into(),
+                    name: "Default".into(),
                 },
-                skills.join("scopes/preset/openai/My Preset"),
+                "preset_b4806ae55594cb53",
             ),
             (
                 SkillScope::Profile {
                     profile_id: "writer".into(),
                 },
-                skills.join("scopes/profile/writer"),
-            ),
-            (
-                SkillScope::Character {
-                    character_id: "Seraphina.png".into(),
-                },
-                skills.join("scopes/character/Seraphina.png"),
+                "profile_5ac77d8ac722e8ea",
             ),
         ];
         for (scope, expected) in cases {
-            assert_eq!(scope_dir(&data, &scope).unwrap(), expected);
+            assert_eq!(dir_name(&scope).unwrap(), expected, "{scope}");
+            assert!(is_scope_dir_name(expected));
         }
+        // Keys are hashed as given: a trailing space is another scope.
+        assert_ne!(
+            dir_name(&character("Seraphina ")).unwrap(),
+            dir_name(&character("Seraphina")).unwrap()
+        );
     }
 
     #[test]
-    fn keys_must_be_plain_segments() {
-        let data = DataDir::new("/data");
-        for bad in [
-            "", ".", "..", "a/b", "a\\b", ".hidden", "C:x", "a\0b", "./a",
-        ] {
-            let scope = SkillScope::Character {
-                character_id: bad.into(),
-            };
-            let err = scope_dir(&data, &scope).unwrap_err();
+    fn bad_scopes_name_no_folder() {
+        let bad = [
+            character(""),
+            character("  "),
+            character("a\0b"),
+            SkillScope::Preset {
+                api_id: "openai".into(),
+                name: " ".into(),
+            },
+            SkillScope::Profile {
+                profile_id: "Writer".into(),
+            },
+            SkillScope::Profile {
+                profile_id: "a".repeat(129),
+            },
+        ];
+        for scope in bad {
+            let err = dir_name(&scope).unwrap_err();
             assert!(
                 matches!(
                     err,
@@ -112,8 +174,52 @@ mod tests {
                         ..
                     }
                 ),
-                "{bad:?}: {err}"
+                "{scope:?}: {err}"
             );
         }
+        // Anything else goes: a character id is not a file name.
+        assert!(dir_name(&character("../Seraphina.png")).is_ok());
+    }
+
+    #[test]
+    fn scope_folder_shapes_and_index_order() {
+        for name in [
+            "global",
+            "preset_0123456789abcdef",
+            "character_ffffffffffffffff",
+        ] {
+            assert!(is_scope_dir_name(name), "{name}");
+        }
+        for name in [
+            "globals",
+            "preset_0123456789ABCDEF",
+            "profile_0123",
+            "character_0123456789abcdef0",
+            "poetry",
+        ] {
+            assert!(!is_scope_dir_name(name), "{name}");
+        }
+        let seraphina = character("Seraphina");
+        let preset = SkillScope::Preset {
+            api_id: "a".into(),
+            name: "b".into(),
+        };
+        let mut entries = [
+            (&preset, "x"),
+            (&SkillScope::Global, "b"),
+            (&seraphina, "z"),
+            (&SkillScope::Global, "a"),
+        ];
+        entries.sort_by(|a, b| index_order(*a, *b));
+        let kinds: Vec<(&str, &str)> = entries.iter().map(|(s, n)| (s.kind(), *n)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("character", "z"),
+                ("global", "a"),
+                ("global", "b"),
+                ("preset", "x")
+            ]
+        );
     }
 }
