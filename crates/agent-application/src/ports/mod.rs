@@ -23,7 +23,7 @@ mod workspace;
 
 pub use audit::{AuditRef, AuditStore, InputDocument};
 pub use cancel::CancelRequests;
-pub use character::{CharacterCard, CharacterCards};
+pub use character::{CharacterCard, CharacterCards, DepthPrompt};
 pub use chat::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatInfo, ChatMessage,
     ChatRole, ChatStore, CommitMode, PersistStateUpdate,

@@ -72,6 +72,7 @@ fn card() -> CharacterCard {
         first_message: "Welcome to my glade.".into(),
         example_dialogue: "<START>\n{{user}}: Who are you?\n{{char}}: A friend.".into(),
         creator_notes: Some("Not for the model.".into()),
+        ..CharacterCard::default()
     }
 }
 
