@@ -12,12 +12,16 @@ mod chat;
 mod checkpoint;
 mod connection;
 mod environment;
+mod group;
 mod journal;
+mod lorebook;
 mod model;
 mod persist;
+mod persona;
 mod profile;
 mod run_store;
 mod skill;
+mod st_settings;
 mod store_error;
 mod workspace;
 
@@ -31,14 +35,18 @@ pub use chat::{
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};
 pub use environment::{Clock, Digest, IdSource, Rng};
+pub use group::{GROUP_INVALID, Group, Groups, INVALID_GROUP_ID};
 pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
+pub use lorebook::{INVALID_WORLD_NAME, Lorebook, Lorebooks, WORLD_INVALID, compare_world_names};
 pub use model::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
+pub use persona::PersonaAvatars;
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
 pub use skill::{
     SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillRef, SkillScope, SkillStore,
 };
+pub use st_settings::{SETTINGS_INVALID, SillyTavernSettings};
 pub use store_error::StoreError;
 pub use workspace::{
     EntryKind, ListedEntry, Listing, SearchCorpus, SearchFile, WorkspaceError, WorkspaceFile,
