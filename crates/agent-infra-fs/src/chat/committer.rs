@@ -107,7 +107,7 @@ fn plan_commit(
     } else {
         match request.generation_type {
             GenerationType::Normal => {
-                let name = Header::parse(doc.header())?.reply_name(&request.chat);
+                let name = Header::from_line(doc.header())?.reply_name(&request.chat);
                 let line = edit::new_reply(&name, &generation)?;
                 (doc.message_count(), doc.with_appended(&line))
             }

@@ -50,6 +50,9 @@ fn info(chat: &ChatRef, message_count: usize) -> ChatInfo {
         message_count,
         character_name: Some("Seraphina".into()),
         user_name: Some("Ann".into()),
+        chat_metadata: serde_json::json!({}),
+        create_date: None,
+        has_header: true,
     }
 }
 
