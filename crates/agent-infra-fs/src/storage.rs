@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use agent_application::ports::UserDataPorts;
 use agent_application::runtime::RuntimePorts;
 
 use crate::audit::FsAuditStore;
@@ -99,6 +100,20 @@ impl FsStorage {
             ids: Arc::new(UuidIds),
             digest: Arc::new(Sha256Digest),
             rng: Arc::new(OsRng),
+        }
+    }
+}
+
+impl FsStorage {
+    /// The ports over SillyTavern's own user data in this directory: character cards, its
+    /// `settings.json`, persona avatars, lorebooks and groups.
+    pub fn user_data_ports(&self) -> UserDataPorts {
+        UserDataPorts {
+            characters: self.characters.clone(),
+            settings: self.sillytavern_settings.clone(),
+            persona_avatars: self.persona_avatars.clone(),
+            lorebooks: self.lorebooks.clone(),
+            groups: self.groups.clone(),
         }
     }
 }

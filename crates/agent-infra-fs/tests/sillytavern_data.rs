@@ -301,3 +301,23 @@ async fn storage_wires_the_sillytavern_readers() {
             .is_some()
     );
 }
+
+#[tokio::test]
+async fn the_user_data_ports_reach_the_same_folder() {
+    let ports = FsStorage::open(DataDir::new(fixture())).user_data_ports();
+    assert!(ports.settings.load().await.unwrap().is_some());
+    assert_eq!(
+        ports.persona_avatars.list().await.unwrap(),
+        ["knight.png", "user-default.png"]
+    );
+    assert_eq!(ports.lorebooks.list().await.unwrap(), ["Eldoria"]);
+    assert!(
+        ports
+            .groups
+            .find_by_chat("2024-09-28@10h11m12s")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(ports.characters.list().await.unwrap().is_empty());
+}

@@ -23,6 +23,7 @@ mod run_store;
 mod skill;
 mod st_settings;
 mod store_error;
+mod user_data;
 mod workspace;
 
 pub use audit::{AuditRef, AuditStore, InputDocument};
@@ -48,6 +49,7 @@ pub use skill::{
 };
 pub use st_settings::{SETTINGS_INVALID, SillyTavernSettings};
 pub use store_error::StoreError;
+pub use user_data::UserDataPorts;
 pub use workspace::{
     EntryKind, ListedEntry, Listing, SearchCorpus, SearchFile, WorkspaceError, WorkspaceFile,
     WorkspaceStore, WriteGuard, WriteReceipt,
