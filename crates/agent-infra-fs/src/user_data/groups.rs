@@ -58,10 +58,10 @@ impl FsGroups {
 
 fn load_group(dir: &Path, id: &str) -> Result<Option<Group>, StoreError> {
     let path = dir.join(format!("{id}.json"));
-    let Some((_, object)) = read_object(&path, GROUP_INVALID)? else {
+    let Some(read) = read_object(&path, GROUP_INVALID)? else {
         return Ok(None);
     };
-    parse_group(id, object)
+    parse_group(id, read.object)
         .map(Some)
         .map_err(|detail| damaged(GROUP_INVALID, &path, detail))
 }

@@ -52,10 +52,10 @@ impl FsLorebooks {
             return Ok(None);
         };
         Ok(
-            read_object(&dir.join(&path), WORLD_INVALID)?.map(|(text, object)| Lorebook {
+            read_object(&dir.join(&path), WORLD_INVALID)?.map(|read| Lorebook {
                 name: name.to_owned(),
-                text,
-                value: Value::Object(object),
+                text: read.text,
+                value: Value::Object(read.object),
             }),
         )
     }

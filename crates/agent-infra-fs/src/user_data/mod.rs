@@ -46,18 +46,22 @@ fn damaged(code: &'static str, path: &Path, detail: impl std::fmt::Display) -> S
     }
 }
 
-/// The text of the JSON object at `path` and the object; `None` when the file does not
-/// exist. Text that is not UTF-8, not JSON or not an object is `Damaged` with `code`.
-fn read_object(
-    path: &Path,
-    code: &'static str,
-) -> Result<Option<(String, Map<String, Value>)>, StoreError> {
+/// A JSON object read from a file: its exact text and the parsed object.
+#[derive(Debug)]
+struct JsonObject {
+    text: String,
+    object: Map<String, Value>,
+}
+
+/// The JSON object at `path`; `None` when the file does not exist. Text that is not UTF-8,
+/// not JSON or not an object is `Damaged` with `code`.
+fn read_object(path: &Path, code: &'static str) -> Result<Option<JsonObject>, StoreError> {
     let Some(bytes) = read_file(path)? else {
         return Ok(None);
     };
     let text = String::from_utf8(bytes).map_err(|err| damaged(code, path, err))?;
     match serde_json::from_str(&text) {
-        Ok(Value::Object(object)) => Ok(Some((text, object))),
+        Ok(Value::Object(object)) => Ok(Some(JsonObject { text, object })),
         Ok(_) => Err(damaged(code, path, "is not a JSON object")),
         Err(err) => Err(damaged(
             code,
@@ -121,7 +125,7 @@ mod tests {
     fn objects_are_read_or_reported() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("doc.json");
-        assert_eq!(read_object(&path, "x.bad").unwrap(), None);
+        assert!(read_object(&path, "x.bad").unwrap().is_none());
         fs::write(&path, "{\n    \"a\": 1,\n    \"b\": \n}").unwrap();
         let err = read_object(&path, "x.bad").unwrap_err();
         assert!(matches!(err, StoreError::Damaged { code: "x.bad", .. }));
@@ -136,7 +140,7 @@ mod tests {
         fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
         assert!(read_object(&path, "x.bad").is_err());
         fs::write(&path, "{\"a\": 1}").unwrap();
-        let (text, object) = read_object(&path, "x.bad").unwrap().unwrap();
-        assert_eq!((text.as_str(), object.len()), ("{\"a\": 1}", 1));
+        let read = read_object(&path, "x.bad").unwrap().unwrap();
+        assert_eq!((read.text.as_str(), read.object.len()), ("{\"a\": 1}", 1));
     }
 }

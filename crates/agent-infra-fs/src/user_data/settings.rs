@@ -22,7 +22,7 @@ impl FsSillyTavernSettings {
     /// [`SillyTavernSettings::load`] without the async wrapper (blocking).
     pub fn load_blocking(&self) -> Result<Option<Value>, StoreError> {
         let path = self.data.sillytavern_settings_file();
-        Ok(read_object(&path, SETTINGS_INVALID)?.map(|(_, object)| Value::Object(object)))
+        Ok(read_object(&path, SETTINGS_INVALID)?.map(|read| Value::Object(read.object)))
     }
 }
 
