@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_application::doctor::Doctor;
-use agent_application::ports::{CharacterCards, SkillStore};
+use agent_application::ports::{CharacterCards, SkillStore, UserDataPorts};
 use agent_application::profiles::ProfileService;
 use agent_application::runtime::AgentRuntime;
 use agent_infra_fs::FsStorage;
@@ -74,6 +74,13 @@ impl Host {
         self.storage.characters.clone()
     }
 
+    /// SillyTavern's user data (cards, settings, persona avatars, lorebooks, groups) for the
+    /// persona, group-speaker and world-info services; no command reads it yet.
+    #[allow(dead_code)]
+    pub fn user_data(&self) -> UserDataPorts {
+        self.storage.user_data_ports()
+    }
+
     /// The profile service over the data directory's profile store.
     pub fn profiles(&self) -> ProfileService {
         ProfileService::new(self.storage.profiles.clone())
@@ -92,5 +99,24 @@ impl Host {
             self.storage.connections.clone(),
             self.skills(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_host_wires_the_user_data_of_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("worlds")).unwrap();
+        std::fs::write(dir.path().join("worlds/Eldoria.json"), "{\"entries\": {}}").unwrap();
+        let host = Host::open(DataDir::new(dir.path()));
+        let user_data = host.user_data();
+        assert_eq!(user_data.lorebooks.list().await.unwrap(), ["Eldoria"]);
+        assert_eq!(user_data.settings.load().await.unwrap(), None);
+        assert!(user_data.groups.load("1").await.unwrap().is_none());
     }
 }

@@ -4,6 +4,10 @@
 //! <data>/chats/<character>/<chat>.jsonl        SillyTavern character chats
 //! <data>/group chats/<chat-id>.jsonl           SillyTavern group chats
 //! <data>/characters/<character>.png|.json      SillyTavern character cards
+//! <data>/settings.json                         SillyTavern user settings (read-only)
+//! <data>/User Avatars/<avatar>                 SillyTavern persona avatars
+//! <data>/worlds/<name>.json                    SillyTavern lorebooks
+//! <data>/groups/<id>.json                      SillyTavern groups
 //! <data>/_tauritavern/
 //!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
 //!   agent-workspaces/index/run-summaries/<run>.json
@@ -48,6 +52,26 @@ impl DataDir {
     /// SillyTavern's character cards (`<character>.png`, or `<character>.json`).
     pub fn characters(&self) -> PathBuf {
         self.root.join("characters")
+    }
+
+    /// SillyTavern's own user settings (not ours: see [`Self::settings_file`]).
+    pub fn sillytavern_settings_file(&self) -> PathBuf {
+        self.root.join("settings.json")
+    }
+
+    /// SillyTavern's persona avatars.
+    pub fn persona_avatars(&self) -> PathBuf {
+        self.root.join("User Avatars")
+    }
+
+    /// SillyTavern's lorebooks (`<name>.json`).
+    pub fn worlds(&self) -> PathBuf {
+        self.root.join("worlds")
+    }
+
+    /// SillyTavern's groups (`<id>.json`).
+    pub fn groups(&self) -> PathBuf {
+        self.root.join("groups")
     }
 
     pub fn tauritavern(&self) -> PathBuf {
@@ -145,6 +169,8 @@ impl DataDir {
         self.llm_connections().join(format!("{name}.json"))
     }
 
+    /// The runtime's own settings (not SillyTavern's: see
+    /// [`Self::sillytavern_settings_file`]).
     pub fn settings_file(&self) -> PathBuf {
         self.tauritavern().join("settings.json")
     }
@@ -222,6 +248,15 @@ mod tests {
             PathBuf::from("/d/_tauritavern/agent-workspaces/index/runs/run_1.json")
         );
         assert_eq!(data.group_chats(), PathBuf::from("/d/group chats"));
+        assert_eq!(data.persona_avatars(), PathBuf::from("/d/User Avatars"));
+        assert_eq!(
+            data.sillytavern_settings_file(),
+            PathBuf::from("/d/settings.json")
+        );
+        assert_eq!(
+            data.settings_file(),
+            PathBuf::from("/d/_tauritavern/settings.json")
+        );
         let name = ConnectionName::parse("openai").unwrap();
         assert_eq!(
             data.llm_connection_file(&name),

@@ -23,6 +23,7 @@ pub mod run_locator;
 pub mod runs;
 pub mod skills;
 pub mod storage;
+pub mod user_data;
 pub mod workspace;
 
 pub use storage::FsStorage;

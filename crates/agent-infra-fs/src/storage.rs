@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use agent_application::ports::UserDataPorts;
 use agent_application::runtime::RuntimePorts;
 
 use crate::audit::FsAuditStore;
@@ -20,6 +21,7 @@ use crate::profiles::{FsProfileStore, FsSettingsStore};
 use crate::run_locator::RunLocator;
 use crate::runs::FsRunStore;
 use crate::skills::FsSkillStore;
+use crate::user_data::{FsGroups, FsLorebooks, FsPersonaAvatars, FsSillyTavernSettings};
 use crate::workspace::FsWorkspaceStore;
 
 /// The storage adapters of one data directory.
@@ -42,6 +44,11 @@ pub struct FsStorage {
     pub connections: Arc<FsConnectionStore>,
     pub cancel_requests: Arc<FsCancelRequests>,
     pub characters: Arc<FsCharacterCards>,
+    /// SillyTavern's own `settings.json` (read-only; ours is `settings`).
+    pub sillytavern_settings: Arc<FsSillyTavernSettings>,
+    pub persona_avatars: Arc<FsPersonaAvatars>,
+    pub lorebooks: Arc<FsLorebooks>,
+    pub groups: Arc<FsGroups>,
 }
 
 impl FsStorage {
@@ -63,6 +70,10 @@ impl FsStorage {
             connections: Arc::new(FsConnectionStore::new(data.clone())),
             cancel_requests: Arc::new(FsCancelRequests::new(locator.clone())),
             characters: Arc::new(FsCharacterCards::new(data.clone())),
+            sillytavern_settings: Arc::new(FsSillyTavernSettings::new(data.clone())),
+            persona_avatars: Arc::new(FsPersonaAvatars::new(data.clone())),
+            lorebooks: Arc::new(FsLorebooks::new(data.clone())),
+            groups: Arc::new(FsGroups::new(data.clone())),
             locator,
             data,
         }
@@ -89,6 +100,20 @@ impl FsStorage {
             ids: Arc::new(UuidIds),
             digest: Arc::new(Sha256Digest),
             rng: Arc::new(OsRng),
+        }
+    }
+}
+
+impl FsStorage {
+    /// The ports over SillyTavern's own user data in this directory: character cards, its
+    /// `settings.json`, persona avatars, lorebooks and groups.
+    pub fn user_data_ports(&self) -> UserDataPorts {
+        UserDataPorts {
+            characters: self.characters.clone(),
+            settings: self.sillytavern_settings.clone(),
+            persona_avatars: self.persona_avatars.clone(),
+            lorebooks: self.lorebooks.clone(),
+            groups: self.groups.clone(),
         }
     }
 }

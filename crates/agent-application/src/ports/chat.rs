@@ -11,31 +11,88 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One chat message (index 0 is the first line after the header).
+/// One chat message. Index 0 is the first message: the line after the header, or the first
+/// line of an old-format group chat, which has no header line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatMessage {
     pub index: usize,
+    /// User if `is_user`, else system if `is_system`, else assistant.
     pub role: ChatRole,
+    /// The speaker's display name as written with the message (`name`).
     pub name: String,
     /// The message's current text (`mes`).
     pub text: String,
+    /// `send_date` as written (an ISO string since SillyTavern 1.15, a humanized date before,
+    /// epoch milliseconds in the oldest files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_date: Option<String>,
+    /// `is_system`: SillyTavern leaves such messages out of prompts and the world info scan.
+    /// Hiding a message (`/hide`) sets it on messages of any role, so a hidden user message is
+    /// `role: User` with `is_system: true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_system: bool,
+    /// The card file name (`Seraphina.png`) of the group member who wrote this reply
+    /// (`original_avatar`); the way to tie a group message to its card, as names can change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_avatar: Option<String>,
+    /// The avatar SillyTavern shows for the message (`force_avatar`): a thumbnail URL naming
+    /// the card (`/thumbnail?type=avatar&file=Seraphina.png`) or persona, or, before 1.15, a
+    /// path such as `User Avatars/user-default.png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_avatar: Option<String>,
+    /// `extra.gen_id`: the group generation a reply belongs to (a timestamp in milliseconds,
+    /// fractional for group greetings); replies of one group turn share it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gen_id: Option<f64>,
     /// `extra.tauritavern.agent`, when an agent run wrote this message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<Value>,
+}
+
+impl ChatMessage {
+    /// A plain message: no send date, not hidden, no avatars, no generation id, not written
+    /// by an agent run.
+    pub fn new(index: usize, role: ChatRole, name: &str, text: &str) -> Self {
+        Self {
+            index,
+            role,
+            name: name.to_owned(),
+            text: text.to_owned(),
+            send_date: None,
+            is_system: false,
+            original_avatar: None,
+            force_avatar: None,
+            gen_id: None,
+            agent: None,
+        }
+    }
 }
 
 /// What a run needs to know about its chat up front.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatInfo {
     pub chat: ChatRef,
-    /// `chat_metadata.integrity`; a chat without one is given a fresh id, saved atomically.
+    /// `chat_metadata.integrity`; a chat with a header but no id is given a fresh one, saved
+    /// atomically. A chat without a header line (an old-format group chat) is never
+    /// rewritten: its stable id is its chat id (the file stem).
     pub stable_chat_id: String,
     pub message_count: usize,
+    /// The header's `character_name`; `None` when absent, blank or `"unused"` (what
+    /// SillyTavern 1.18 writes there: the header names are deprecated, and messages carry
+    /// their own names).
     pub character_name: Option<String>,
+    /// The header's `user_name`, by the same rule as `character_name`.
     pub user_name: Option<String>,
+    /// The header's `chat_metadata`, always an object (`{}` when absent). For a chat without
+    /// a header line it is `{}`: such a chat keeps its metadata in its group's file (see
+    /// [`Group::chat_metadata`](super::Group::chat_metadata)).
+    pub chat_metadata: Value,
+    /// The header's `create_date`, written by SillyTavern before 1.18.
+    pub create_date: Option<String>,
+    /// Whether the chat file has a header line. Old group chats (SillyTavern 1.12 and
+    /// earlier) hold only messages.
+    pub has_header: bool,
 }
 
 #[async_trait]

@@ -12,18 +12,23 @@ mod chat;
 mod checkpoint;
 mod connection;
 mod environment;
+mod group;
 mod journal;
+mod lorebook;
 mod model;
 mod persist;
+mod persona;
 mod profile;
 mod run_store;
 mod skill;
+mod st_settings;
 mod store_error;
+mod user_data;
 mod workspace;
 
 pub use audit::{AuditRef, AuditStore, InputDocument};
 pub use cancel::CancelRequests;
-pub use character::{CharacterCard, CharacterCards};
+pub use character::{CharacterCard, CharacterCards, DepthPrompt};
 pub use chat::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatInfo, ChatMessage,
     ChatRole, ChatRollbackReport, ChatRollbackRequest, ChatStore, CommitMode, CommitTarget,
@@ -32,16 +37,21 @@ pub use chat::{
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};
 pub use environment::{Clock, Digest, IdSource, Rng};
+pub use group::{GROUP_INVALID, Group, Groups, INVALID_GROUP_ID};
 pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
+pub use lorebook::{INVALID_WORLD_NAME, Lorebook, Lorebooks, WORLD_INVALID, compare_world_names};
 pub use model::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
+pub use persona::PersonaAvatars;
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
 pub use skill::{
     SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillListing, SkillProblem, SkillRef,
     SkillScope, SkillStore,
 };
+pub use st_settings::{SETTINGS_INVALID, SillyTavernSettings};
 pub use store_error::StoreError;
+pub use user_data::UserDataPorts;
 pub use workspace::{
     EntryKind, ListedEntry, Listing, SearchCorpus, SearchFile, WorkspaceError, WorkspaceFile,
     WorkspaceStore, WriteGuard, WriteReceipt,

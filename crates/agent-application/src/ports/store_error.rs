@@ -22,6 +22,12 @@ pub enum StoreError {
     /// Stored data is corrupt or unsafe (bad JSON, a symlink, a path escaping its root).
     #[error("storage integrity: {0}")]
     Integrity(String),
+    /// A document of another program (SillyTavern's `settings.json`, a lorebook, a group)
+    /// that does not read: broken JSON or a field of the wrong type. `code` says which kind
+    /// of document (`sillytavern.settings_invalid`, …); `message` names the file, and the
+    /// line and column when the JSON itself is broken.
+    #[error("{message}")]
+    Damaged { code: &'static str, message: String },
     /// The operating system refused.
     #[error("storage I/O: {0}")]
     Io(String),
@@ -35,7 +41,26 @@ impl ErrorCode for StoreError {
             Self::Locked(_) => "agent.run_locked",
             Self::Invalid { code, .. } => code,
             Self::Integrity(_) => "agent.storage_integrity",
+            Self::Damaged { code, .. } => code,
             Self::Io(_) => "agent.storage_io",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_documents_carry_their_own_code() {
+        let err = StoreError::Damaged {
+            code: "sillytavern.settings_invalid",
+            message: "settings.json: is not valid JSON: EOF at line 3 column 1".into(),
+        };
+        assert_eq!(err.code(), "sillytavern.settings_invalid");
+        assert_eq!(
+            err.to_string(),
+            "settings.json: is not valid JSON: EOF at line 3 column 1"
+        );
     }
 }

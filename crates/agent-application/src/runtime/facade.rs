@@ -53,6 +53,10 @@ impl CharacterCards for NoCharacterCards {
     async fn load(&self, _character_id: &str) -> Result<Option<CharacterCard>, StoreError> {
         Ok(None)
     }
+
+    async fn list(&self) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 impl AgentRuntime {

@@ -30,12 +30,17 @@ impl MemoryCharacters {
         f(&mut self.state.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Stores `card` as the card of `character_id`.
-    pub fn put(&self, character_id: &str, card: CharacterCard) {
+    /// Stores `card` as the card of `character_id`. A card without an `avatar` is given
+    /// `<character_id>.png`, as a PNG card on disk would be.
+    pub fn put(&self, character_id: &str, mut card: CharacterCard) {
+        if card.avatar.is_empty() {
+            card.avatar = format!("{character_id}.png");
+        }
         self.with_state(|s| s.cards.insert(character_id.to_owned(), card));
     }
 
-    /// Makes every later load fail with `error` (as a corrupt card file would).
+    /// Makes every later load and list fail with `error` (as a corrupt card file or an
+    /// unreadable folder would).
     pub fn fail_with(&self, error: StoreError) {
         self.with_state(|s| s.failure = Some(error));
     }
@@ -56,5 +61,42 @@ impl CharacterCards for MemoryCharacters {
                 None => Ok(s.cards.get(character_id).cloned()),
             }
         })
+    }
+
+    async fn list(&self) -> Result<Vec<String>, StoreError> {
+        self.with_state(|s| match &s.failure {
+            Some(error) => Err(error.clone()),
+            None => Ok(s.cards.keys().cloned().collect()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn cards_load_by_id_and_list_in_order() {
+        let cards = MemoryCharacters::new();
+        cards.put("Seraphina", CharacterCard::default());
+        cards.put(
+            "Bram",
+            CharacterCard {
+                avatar: "Bram.json".into(),
+                ..CharacterCard::default()
+            },
+        );
+        assert_eq!(cards.list().await.unwrap(), ["Bram", "Seraphina"]);
+        let seraphina = cards.load("Seraphina").await.unwrap().unwrap();
+        assert_eq!(seraphina.avatar, "Seraphina.png");
+        assert_eq!(seraphina.character_id(), "Seraphina");
+        assert_eq!(
+            cards.load("Bram").await.unwrap().unwrap().avatar,
+            "Bram.json"
+        );
+        assert_eq!(cards.load("Nobody").await.unwrap(), None);
+        assert_eq!(cards.loads(), ["Seraphina", "Bram", "Nobody"]);
+        cards.fail_with(StoreError::Io("gone".into()));
+        assert!(cards.list().await.is_err());
     }
 }

@@ -6,12 +6,14 @@ use std::sync::Mutex;
 
 use agent_domain::event::ChatRef;
 use async_trait::async_trait;
+use serde_json::{Map, Value};
 
 use crate::ports::{ChatError, ChatInfo, ChatMessage, ChatRole, ChatStore};
 
 #[derive(Debug, Default)]
 struct State {
     chats: Vec<(ChatRef, Vec<ChatMessage>)>,
+    metadata: Vec<(ChatRef, Value)>,
     reads: Vec<Range<usize>>,
 }
 
@@ -55,16 +57,17 @@ impl MemoryChats {
             };
             let messages = &mut s.chats[at].1;
             let index = messages.len();
-            messages.push(ChatMessage {
-                index,
-                role,
-                name: name.to_owned(),
-                text: text.to_owned(),
-                send_date: None,
-                agent: None,
-            });
+            messages.push(ChatMessage::new(index, role, name, text));
             index
         })
+    }
+
+    /// Makes `metadata` (an object) the chat's `chat_metadata`; `{}` until set.
+    pub fn set_metadata(&self, chat: &ChatRef, metadata: Value) {
+        self.with_state(|s| {
+            s.metadata.retain(|(c, _)| c != chat);
+            s.metadata.push((chat.clone(), metadata));
+        });
     }
 
     /// The ranges `read_messages` was asked for, in call order (before clamping).
@@ -93,6 +96,14 @@ impl ChatStore for MemoryChats {
             message_count: messages.len(),
             character_name: None,
             user_name: None,
+            chat_metadata: self.with_state(|s| {
+                s.metadata
+                    .iter()
+                    .find(|(c, _)| c == chat)
+                    .map_or_else(|| Value::Object(Map::new()), |(_, meta)| meta.clone())
+            }),
+            create_date: None,
+            has_header: true,
         })
     }
 
@@ -131,5 +142,14 @@ mod tests {
         assert_eq!((read[0].index, read[0].text.as_str()), (1, "hello"));
         assert!(chats.read_messages(&chat, 5..9).await.unwrap().is_empty());
         assert_eq!(chats.reads(), [1..9, 5..9]);
+        assert_eq!(
+            chats.open(&chat).await.unwrap().chat_metadata,
+            serde_json::json!({})
+        );
+        chats.set_metadata(&chat, serde_json::json!({"world_info": "Eldoria"}));
+        assert_eq!(
+            chats.open(&chat).await.unwrap().chat_metadata["world_info"],
+            "Eldoria"
+        );
     }
 }

@@ -8,6 +8,7 @@ mod connections;
 mod environment;
 mod profiles;
 mod skills;
+mod user_data;
 mod workspace;
 
 pub use characters::MemoryCharacters;
@@ -16,4 +17,7 @@ pub use connections::MemoryConnections;
 pub use environment::{FixedClock, SequenceRng, SequentialIds, fake_sha256_hex};
 pub use profiles::MemoryProfiles;
 pub use skills::MemorySkills;
+pub use user_data::{
+    MemoryGroups, MemoryLorebooks, MemoryPersonaAvatars, MemorySillyTavernSettings,
+};
 pub use workspace::MemoryWorkspace;

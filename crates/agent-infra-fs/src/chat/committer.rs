@@ -117,11 +117,11 @@ fn plan_commit(
         CommitTarget::NewSwipe { index } => {
             let index = *index;
             let original = doc.message(index).ok_or(ChatError::NoTarget("swipe"))?;
-            let mut target = message::parse_ordered(original, index)?;
+            let mut target = message::parse_ordered(original, doc.line_number(index))?;
             if message::ordered_role(&target) != ChatRole::Assistant {
                 return Err(ChatError::NoTarget("swipe"));
             }
-            let swipe_id = edit::add_swipe(&mut target, request, message::line_of(index))?;
+            let swipe_id = edit::add_swipe(&mut target, request, doc.line_number(index))?;
             let bytes = doc.with_message(index, &line(&target));
             let previous = String::from_utf8_lossy(original).into_owned();
             (
@@ -150,10 +150,15 @@ fn plan_commit(
     Ok((receipt, Some(bytes)))
 }
 
-/// `bytes` (a whole chat) with `request.metadata` set in its header's `chat_metadata`.
+/// `bytes` (a whole chat) with `request.metadata` set in its header's `chat_metadata`. An
+/// old-format group chat has no header: its metadata lives in the group file, which a run
+/// does not write, so it is left as it is.
 fn with_metadata(bytes: Vec<u8>, request: &ChatCommitRequest) -> Result<Vec<u8>, ChatError> {
     let doc = ChatDocument::parse(bytes)?;
-    let line = Header::parse(doc.header())?.with_metadata(doc.header(), &request.metadata)?;
+    let Some(header) = doc.header() else {
+        return Ok(doc.into_bytes());
+    };
+    let line = Header::parse(header)?.with_metadata(header, &request.metadata)?;
     Ok(doc.with_header(&line))
 }
 
@@ -164,7 +169,7 @@ fn message_by_id(doc: &ChatDocument, id: &str) -> Result<(usize, OrderedJson), C
         .ok()
         .and_then(|index| Some((index, doc.message(index)?)))
         .ok_or_else(|| ChatError::MessageMissing(id.to_owned()))?;
-    Ok((index, message::parse_ordered(raw, index)?))
+    Ok((index, message::parse_ordered(raw, doc.line_number(index))?))
 }
 
 /// A message as its JSONL line, as `JSON.stringify` writes it.

@@ -5,13 +5,17 @@ use std::collections::BTreeMap;
 
 use agent_application::ports::ChatError;
 
+use super::header::Header;
 use super::lines::{LineOffsets, ScanError};
 
-/// A chat file split into lines.
+/// A chat file split into lines, knowing whether line 1 is a header or already message 0
+/// (an old-format group chat, see `header.rs`).
 #[derive(Debug)]
 pub(crate) struct ChatDocument {
     bytes: Vec<u8>,
     lines: LineOffsets,
+    /// Lines before message 0: 1 with a header line, 0 without.
+    header_lines: usize,
 }
 
 impl ChatDocument {
@@ -20,30 +24,49 @@ impl ChatDocument {
             ScanError::Invalid(err) => err,
             ScanError::Io(err) => ChatError::Io(err.to_string()),
         })?;
-        Ok(Self { bytes, lines })
+        let mut doc = Self {
+            bytes,
+            lines,
+            header_lines: 0,
+        };
+        if doc.lines.line_count() > 0 && Header::is_header_line(doc.line(0))? {
+            doc.header_lines = 1;
+        }
+        Ok(doc)
     }
 
-    pub(crate) fn header(&self) -> &[u8] {
-        self.line(0)
+    /// The header line; `None` for a chat without one.
+    pub(crate) fn header(&self) -> Option<&[u8]> {
+        (self.header_lines == 1).then(|| self.line(0))
     }
 
     pub(crate) fn message_count(&self) -> usize {
-        self.lines.message_count()
+        self.lines.line_count() - self.header_lines
+    }
+
+    /// The file line (1-based) of message `index`.
+    pub(crate) fn line_number(&self, index: usize) -> usize {
+        index + self.header_lines + 1
     }
 
     /// The line of message `index`, if the chat has it.
     pub(crate) fn message(&self, index: usize) -> Option<&[u8]> {
-        (index < self.message_count()).then(|| self.line(index + 1))
+        (index < self.message_count()).then(|| self.line(index + self.header_lines))
     }
 
-    /// The file with the header replaced by `header`.
+    /// The file with `header` as its header line: replacing the one there is, or put before
+    /// message 0 in a chat without one.
     pub(crate) fn with_header(&self, header: &[u8]) -> Vec<u8> {
-        self.splice(0, header)
+        match (self.header_lines, self.lines.line_count()) {
+            (1, _) => self.splice(0, header),
+            (_, 0) => header.to_vec(),
+            _ => [header, b"\n", &self.bytes].concat(),
+        }
     }
 
     /// The file with message `index` (which exists) replaced by `line`.
     pub(crate) fn with_message(&self, index: usize, line: &[u8]) -> Vec<u8> {
-        self.splice(index + 1, line)
+        self.splice(index + self.header_lines, line)
     }
 
     /// The file with `line` added as its last message, keeping whether the file ends with a
@@ -51,7 +74,9 @@ impl ChatDocument {
     pub(crate) fn with_appended(&self, line: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.bytes.len() + line.len() + 1);
         out.extend_from_slice(&self.bytes);
-        if self.lines.ends_with_newline() {
+        if self.lines.line_count() == 0 {
+            out.extend_from_slice(line);
+        } else if self.lines.ends_with_newline() {
             out.extend_from_slice(line);
             out.push(b'\n');
         } else {
@@ -64,12 +89,12 @@ impl ChatDocument {
     /// The file with some messages replaced (`Some(line)`) or removed (`None`), by index;
     /// every other line keeps its bytes, and the file keeps ending with a newline or not.
     pub(crate) fn with_edits(&self, edits: &BTreeMap<usize, Option<Vec<u8>>>) -> Vec<u8> {
-        let mut lines: Vec<&[u8]> = vec![self.header()];
+        let mut lines: Vec<&[u8]> = self.header().into_iter().collect();
         for index in 0..self.message_count() {
             match edits.get(&index) {
                 Some(Some(line)) => lines.push(line),
                 Some(None) => {}
-                None => lines.push(self.line(index + 1)),
+                None => lines.push(self.line(index + self.header_lines)),
             }
         }
         let mut out = lines.join(&b'\n');
@@ -77,6 +102,11 @@ impl ChatDocument {
             out.push(b'\n');
         }
         out
+    }
+
+    /// The file as read.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.bytes
     }
 
     fn line(&self, line: usize) -> &[u8] {
@@ -98,10 +128,14 @@ impl ChatDocument {
 mod tests {
     use super::*;
 
+    fn doc(bytes: &[u8]) -> ChatDocument {
+        ChatDocument::parse(bytes.to_vec()).unwrap()
+    }
+
     #[test]
     fn rewrites_touch_only_their_line() {
-        let doc = ChatDocument::parse(b"{\"h\":1}\n{\"a\":1}\n{\"b\":2}".to_vec()).unwrap();
-        assert_eq!(doc.header(), b"{\"h\":1}");
+        let doc = doc(b"{\"h\":1}\n{\"a\":1}\n{\"b\":2}");
+        assert_eq!(doc.header(), Some(&b"{\"h\":1}"[..]));
         assert_eq!(doc.message(1), Some(&b"{\"b\":2}"[..]));
         assert_eq!(doc.message(2), None);
         assert_eq!(doc.with_message(0, b"{}"), b"{\"h\":1}\n{}\n{\"b\":2}");
@@ -116,5 +150,33 @@ mod tests {
         let edits = BTreeMap::from([(0, None), (1, Some(b"{\"c\":3}".to_vec()))]);
         assert_eq!(doc.with_edits(&edits), b"{\"h\":1}\n{\"c\":3}");
         assert_eq!(ended.with_edits(&BTreeMap::new()), b"{}\n{\"a\":1}\n");
+    }
+
+    #[test]
+    fn a_chat_of_bare_messages_has_no_header() {
+        let doc = doc(b"{\"name\":\"A\",\"mes\":\"one\"}\n{\"mes\":\"two\"}");
+        assert_eq!(doc.header(), None);
+        assert_eq!(doc.message_count(), 2);
+        assert_eq!(
+            doc.message(0),
+            Some(&b"{\"name\":\"A\",\"mes\":\"one\"}"[..])
+        );
+        assert_eq!(
+            doc.with_message(0, b"{\"mes\":\"1\"}"),
+            b"{\"mes\":\"1\"}\n{\"mes\":\"two\"}"
+        );
+        assert_eq!(
+            doc.with_appended(b"{\"mes\":\"three\"}"),
+            b"{\"name\":\"A\",\"mes\":\"one\"}\n{\"mes\":\"two\"}\n{\"mes\":\"three\"}"
+        );
+        assert_eq!(
+            doc.with_header(b"{}"),
+            b"{}\n{\"name\":\"A\",\"mes\":\"one\"}\n{\"mes\":\"two\"}"
+        );
+
+        let empty = ChatDocument::parse(Vec::new()).unwrap();
+        assert_eq!((empty.header(), empty.message_count()), (None, 0));
+        assert_eq!(empty.with_appended(b"{\"mes\":\"x\"}"), b"{\"mes\":\"x\"}");
+        assert_eq!(empty.with_header(b"{}"), b"{}");
     }
 }

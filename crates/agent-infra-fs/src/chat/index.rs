@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_application::ports::ChatError;
 
+use super::header::Header;
 use super::io_error;
 use super::lines::{LineOffsets, ScanError};
 use super::stamp::FileStamp;
@@ -25,16 +26,28 @@ use super::stamp::FileStamp;
 pub(crate) struct LineIndex {
     stamp: FileStamp,
     lines: LineOffsets,
-    header: Vec<u8>,
+    /// The header line; `None` when line 1 is already message 0 (see `header.rs`).
+    header: Option<Vec<u8>>,
 }
 
 impl LineIndex {
-    pub(crate) fn header(&self) -> &[u8] {
-        &self.header
+    /// The header line; `None` for a chat without one.
+    pub(crate) fn header(&self) -> Option<&[u8]> {
+        self.header.as_deref()
+    }
+
+    /// Lines before message 0.
+    fn header_lines(&self) -> usize {
+        usize::from(self.header.is_some())
     }
 
     pub(crate) fn message_count(&self) -> usize {
-        self.lines.message_count()
+        self.lines.line_count() - self.header_lines()
+    }
+
+    /// The file line (1-based) of message `index`.
+    pub(crate) fn line_number(&self, index: usize) -> usize {
+        index + 1 + self.header_lines()
     }
 
     /// Reads messages `messages` (non-empty, within the chat) from `file`; `None` when the
@@ -45,7 +58,8 @@ impl LineIndex {
         file: &mut File,
         messages: Range<usize>,
     ) -> Result<Option<MessageLines>, ChatError> {
-        let lines = messages.start + 1..messages.end + 1;
+        let first = self.header_lines();
+        let lines = messages.start + first..messages.end + first;
         let block = read_span(path, file, self.lines.framed_span(lines.clone()))?;
         Ok(self
             .lines
@@ -101,7 +115,13 @@ impl IndexCache {
                     ScanError::Io(err) => io_error(path, err),
                 }
             })?;
-        let header = read_span(path, file, lines.span(0))?;
+        let header = match lines.line_count() {
+            0 => None,
+            _ => {
+                let first = read_span(path, file, lines.span(0))?;
+                Header::is_header_line(&first)?.then_some(first)
+            }
+        };
         let index = Arc::new(LineIndex {
             stamp,
             lines,

@@ -1,8 +1,9 @@
 //! Splitting a chat file into lines, and refusing the shapes SillyTavern would not write.
 //!
 //! Lines end with `\n`; a final `\n` ends the last line rather than starting an empty one.
-//! Line 1 is the header and must not be blank; a blank (whitespace-only) line anywhere after
-//! it is an error, because it would shift every later message index.
+//! A blank (whitespace-only) line anywhere is an error, because it would shift every later
+//! message index. Whether line 1 is a header or already a message is not decided here (see
+//! `header::first_line`); an empty file has no lines at all.
 
 use std::io::{self, Read};
 use std::ops::Range;
@@ -36,40 +37,47 @@ impl LineOffsets {
         }
     }
 
-    /// Lines including the header.
+    /// Every line of the file, the header (if any) included.
     pub(crate) fn line_count(&self) -> usize {
         self.starts.len() - 1
     }
 
-    pub(crate) fn message_count(&self) -> usize {
-        self.line_count().saturating_sub(1)
-    }
-
-    /// The bytes of line `line` (0 = header) without its `\n`. `line < line_count()`.
+    /// The bytes of line `line` (0-based) without its `\n`. `line < line_count()`.
     pub(crate) fn span(&self, line: usize) -> Range<u64> {
         self.starts[line]..self.starts[line + 1] - 1
     }
 
-    /// The bytes of the lines `lines`, with the `\n` before the first and, when there is one,
-    /// after the last: reading exactly these lets a reader check the index still fits the file.
-    /// `lines` is non-empty, starts after the header and ends at most at `line_count()`.
+    /// The bytes of the lines `lines`, with the `\n` before the first (unless it is the
+    /// file's first line) and, when there is one, after the last: reading exactly these lets a
+    /// reader check the index still fits the file. `lines` is non-empty and ends at most at
+    /// `line_count()`.
     pub(crate) fn framed_span(&self, lines: Range<usize>) -> Range<u64> {
-        (self.starts[lines.start] - 1)..self.starts[lines.end].min(self.len)
+        let start = match lines.start {
+            0 => 0,
+            line => self.starts[line] - 1,
+        };
+        start..self.starts[lines.end].min(self.len)
     }
 
     /// Where in `block` (as read from [`Self::framed_span`]) the lines `lines` are, joined by
     /// `\n`; `None` when the block does not frame exactly those lines, i.e. the file changed.
     pub(crate) fn unframe(&self, lines: Range<usize>, block: &[u8]) -> Option<Range<usize>> {
-        if block.first() != Some(&b'\n') {
-            return None;
-        }
+        let begin = match lines.start {
+            0 => 0,
+            _ if block.first() == Some(&b'\n') => 1,
+            _ => return None,
+        };
         let end = if self.starts[lines.end] <= self.len {
-            (block.len() > 1 && block.last() == Some(&b'\n')).then(|| block.len() - 1)?
+            (block.len() > begin + 1 && block.last() == Some(&b'\n')).then(|| block.len() - 1)?
         } else {
             block.len()
         };
-        let newlines = block[1..end].iter().filter(|&&b| b == b'\n').count();
-        (newlines + 1 == lines.len()).then_some(1..end)
+        let newlines = block
+            .get(begin..end)?
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        (newlines + 1 == lines.len()).then_some(begin..end)
     }
 
     pub(crate) fn ends_with_newline(&self) -> bool {
@@ -138,9 +146,6 @@ impl Scanner {
             }
             self.starts.push(self.pos + 1);
         }
-        if self.starts.len() < 2 {
-            return Err(ChatError::InvalidHeader("the chat file is empty".into()).into());
-        }
         Ok(LineOffsets {
             starts: self.starts,
             len: self.pos,
@@ -190,14 +195,28 @@ mod tests {
         assert_eq!(spans(b"{}\n{\"a\":1}\n"), [&b"{}"[..], b"{\"a\":1}"]);
         assert!(scan(b"{}\n{}\n").unwrap().ends_with_newline());
         assert!(!scan(b"{}\n{}").unwrap().ends_with_newline());
-        assert_eq!(scan(b"{}").unwrap().message_count(), 0);
+        assert_eq!(scan(b"{}").unwrap().line_count(), 1);
+        assert_eq!(scan(b"").unwrap().line_count(), 0);
+    }
+
+    #[test]
+    fn the_first_line_is_framed_by_the_file_start() {
+        let bytes = b"{\"a\":1}\n{\"b\":2}";
+        let lines = scan(bytes).unwrap();
+        assert_eq!(lines.framed_span(0..1), 0..8);
+        assert_eq!(lines.unframe(0..1, &bytes[0..8]), Some(0..7));
+        assert_eq!(lines.framed_span(0..2), 0..15);
+        assert_eq!(lines.unframe(0..2, &bytes[0..15]), Some(0..15));
+        assert_eq!(lines.unframe(0..1, b"{\"a\":1}x"), None);
+        assert_eq!(lines.unframe(1..2, &bytes[7..15]), Some(1..8));
+        assert_eq!(lines.unframe(1..2, &bytes[8..15]), None);
     }
 
     #[test]
     fn lines_split_across_reads_are_joined() {
         let body = format!("{{}}\n{}\n{{}}", "x".repeat(600_000));
         let lines = scan(body.as_bytes()).unwrap();
-        assert_eq!(lines.message_count(), 2);
+        assert_eq!(lines.line_count(), 3);
         assert_eq!(lines.span(1), 3..600_003);
         assert_eq!(lines.framed_span(1..3), 2..600_006);
         let framed = &body.as_bytes()[2..600_006];
@@ -224,10 +243,6 @@ mod tests {
                 String::from_utf8_lossy(bytes)
             );
         }
-        assert!(matches!(
-            scan(b"").unwrap_err(),
-            ChatError::InvalidHeader(_)
-        ));
         assert!(matches!(
             scan(b"\n{}").unwrap_err(),
             ChatError::InvalidHeader(_)

@@ -5,15 +5,10 @@ use agent_application::ports::{ChatError, ChatMessage, ChatRole};
 use agent_domain::json::OrderedJson;
 use serde_json::{Map, Value};
 
-/// The file line (1-based) of message `index`: the header is line 1.
-pub(crate) fn line_of(index: usize) -> usize {
-    index + 2
-}
-
-/// Parses a message line into its JSON object.
-pub(crate) fn parse(line: &[u8], index: usize) -> Result<Map<String, Value>, ChatError> {
+/// Parses a message line, file line `line_number` (1-based), into its JSON object.
+pub(crate) fn parse_line(line: &[u8], line_number: usize) -> Result<Map<String, Value>, ChatError> {
     let invalid = |detail: String| ChatError::InvalidMessage {
-        line: line_of(index),
+        line: line_number,
         detail,
     };
     match serde_json::from_slice(line) {
@@ -23,10 +18,11 @@ pub(crate) fn parse(line: &[u8], index: usize) -> Result<Map<String, Value>, Cha
     }
 }
 
-/// Parses a message line keeping its key order, for rewriting it.
-pub(crate) fn parse_ordered(line: &[u8], index: usize) -> Result<OrderedJson, ChatError> {
+/// Parses a message line, file line `line_number` (1-based), keeping its key order, for
+/// rewriting it.
+pub(crate) fn parse_ordered(line: &[u8], line_number: usize) -> Result<OrderedJson, ChatError> {
     let invalid = |detail: String| ChatError::InvalidMessage {
-        line: line_of(index),
+        line: line_number,
         detail,
     };
     match OrderedJson::from_slice(line) {
@@ -73,12 +69,20 @@ pub(crate) fn to_chat_message(index: usize, fields: &Map<String, Value>) -> Chat
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
     };
+    let string = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
     ChatMessage {
         index,
         role: role(fields),
         name: text("name").unwrap_or_default(),
         text: text("mes").unwrap_or_default(),
         send_date: text("send_date"),
+        is_system: fields.get("is_system").and_then(Value::as_bool) == Some(true),
+        original_avatar: string("original_avatar"),
+        force_avatar: string("force_avatar"),
+        gen_id: fields
+            .get("extra")
+            .and_then(|extra| extra.get("gen_id"))
+            .and_then(Value::as_f64),
         agent: agent(fields).map(|agent| Value::Object(agent.clone())),
     }
 }
@@ -121,17 +125,52 @@ mod tests {
     }
 
     #[test]
+    fn group_replies_carry_their_card_and_generation() {
+        let reply = to_chat_message(
+            1,
+            &fields(json!({"name": "Seraphina", "is_user": false, "mes": "Hi.",
+                "original_avatar": "Seraphina.png",
+                "force_avatar": "/thumbnail?type=avatar&file=Seraphina.png",
+                "extra": {"gen_id": 1780347600123.25_f64}})),
+        );
+        assert_eq!(reply.original_avatar.as_deref(), Some("Seraphina.png"));
+        assert_eq!(
+            reply.force_avatar.as_deref(),
+            Some("/thumbnail?type=avatar&file=Seraphina.png")
+        );
+        assert_eq!(reply.gen_id, Some(1780347600123.25));
+        assert!(!reply.is_system);
+        let hidden = to_chat_message(
+            2,
+            &fields(
+                json!({"is_user": true, "is_system": true, "original_avatar": 3,
+                "extra": {"gen_id": "x"}}),
+            ),
+        );
+        assert_eq!((hidden.role, hidden.is_system), (ChatRole::User, true));
+        assert_eq!((hidden.original_avatar, hidden.gen_id), (None, None));
+    }
+
+    #[test]
     fn invalid_lines_name_their_line() {
         assert_eq!(
-            parse(b"[]", 4),
+            parse_line(b"[]", 6),
             Err(ChatError::InvalidMessage {
                 line: 6,
                 detail: "not a JSON object".into()
             })
         );
         assert!(matches!(
-            parse(b"{\"mes\":", 0),
+            parse_ordered(b"{\"mes\":", 2),
             Err(ChatError::InvalidMessage { line: 2, .. })
+        ));
+        assert!(matches!(
+            parse_ordered(b"[1]", 9),
+            Err(ChatError::InvalidMessage { line: 9, .. })
+        ));
+        assert!(matches!(
+            parse_line(b"7", 1),
+            Err(ChatError::InvalidMessage { line: 1, .. })
         ));
     }
 }

@@ -1,8 +1,11 @@
 //! SillyTavern chats: reading the messages a run may see, and committing its message.
 //!
-//! A chat is a JSONL file: line 1 is a header object, every following line one message
-//! (message index 0 is line 2). Character chats live at `chats/<character>/<file>.jsonl`,
-//! group chats at `group chats/<id>.jsonl`; both use the same format.
+//! A chat is a JSONL file: line 1 is a header object (`chat_metadata`, and the deprecated
+//! `user_name` / `character_name`), every following line one message (message index 0 is
+//! line 2). Character chats live at `chats/<character>/<file>.jsonl`, group chats at
+//! `group chats/<id>.jsonl`; both use the same format, except that group chats written by
+//! SillyTavern 1.12 and earlier have no header line (message index 0 is line 1; their metadata
+//! is in the group file). `header.rs` decides which a file is.
 //!
 //! * [`ChatLocator`] maps a `--chat` path to a [`ChatRef`] and back, refusing `..` and
 //!   symlinks.

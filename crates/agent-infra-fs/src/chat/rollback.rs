@@ -41,7 +41,7 @@ pub(super) fn plan(
     let mut report = ChatRollbackReport::default();
     for (&index, previous) in targets.iter().rev() {
         let raw = doc.message(index).ok_or(ChatError::NoTarget("rollback"))?;
-        let mut message = parse_ordered(raw, index)?;
+        let mut message = parse_ordered(raw, doc.line_number(index))?;
         match strategy(&message, request.run_id.as_str(), index)? {
             Strategy::DeleteMessage => {
                 edits.insert(index, None);

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use agent_application::ports::{ChatError, ChatInfo, ChatMessage, ChatStore};
 use agent_domain::event::ChatRef;
+use agent_domain::run::parse_stable_chat_id;
 use async_trait::async_trait;
+use serde_json::{Map, Value};
 
 use super::header::Header;
 use super::index::{IndexCache, LineIndex};
@@ -19,7 +21,10 @@ use crate::layout::DataDir;
 ///
 /// Opening a chat without a stable id (`chat_metadata.integrity`) gives it one, as SillyTavern
 /// does when it saves: a fresh UUID v4 written into the header atomically, every other line
-/// kept byte for byte.
+/// kept byte for byte. A group chat without a header line (SillyTavern 1.12 and earlier) is
+/// read as it is and never given a header: its stable id is its chat id. A character chat
+/// always has a header line in SillyTavern, so one whose first line is a message (or that is
+/// empty) is refused rather than misread.
 #[derive(Debug, Clone)]
 pub struct FsChatStore {
     data: DataDir,
@@ -41,19 +46,26 @@ impl FsChatStore {
     pub fn open_blocking(&self, chat: &ChatRef) -> Result<ChatInfo, ChatError> {
         let path = ChatLocator::path_of(&self.data, chat)?;
         let index = self.indexes.get(&path, &mut open(&path)?)?;
-        let header = Header::parse(index.header())?;
+        let Some(line) = index.header() else {
+            return headerless_info(chat, index.message_count());
+        };
+        let header = Header::parse(line)?;
         if let Some(id) = header.stable_chat_id()? {
-            return Ok(info(chat, id, index.message_count(), &header));
+            return info(chat, id, index.message_count(), &header);
         }
         rewrite_chat(&path, |doc| {
-            let header = Header::parse(doc.header())?;
+            let Some(line) = doc.header() else {
+                // The header went away while we waited for the lock.
+                return Ok((headerless_info(chat, doc.message_count())?, None));
+            };
+            let header = Header::parse(line)?;
             // Someone may have given the chat its id while we waited for the lock.
             if let Some(id) = header.stable_chat_id()? {
-                return Ok((info(chat, id, doc.message_count(), &header), None));
+                return Ok((info(chat, id, doc.message_count(), &header)?, None));
             }
             let id = uuid::Uuid::new_v4().to_string();
-            let result = info(chat, id.clone(), doc.message_count(), &header);
-            let line = header.with_integrity(doc.header(), &id)?;
+            let result = info(chat, id.clone(), doc.message_count(), &header)?;
+            let line = header.with_integrity(line, &id)?;
             Ok((result, Some(doc.with_header(&line))))
         })
     }
@@ -67,6 +79,9 @@ impl FsChatStore {
         let path = ChatLocator::path_of(&self.data, chat)?;
         let mut file = open(&path)?;
         let index = self.indexes.get(&path, &mut file)?;
+        if index.header().is_none() {
+            headerless_info(chat, index.message_count())?;
+        }
         if let Some(messages) = read_with(&index, &path, &mut file, range.clone())? {
             return Ok(messages);
         }
@@ -100,7 +115,10 @@ fn read_with(
     };
     read.lines()
         .zip(range)
-        .map(|(line, i)| Ok(message::to_chat_message(i, &message::parse(line, i)?)))
+        .map(|(line, i)| {
+            let fields = message::parse_line(line, index.line_number(i))?;
+            Ok(message::to_chat_message(i, &fields))
+        })
         .collect::<Result<_, _>>()
         .map(Some)
 }
@@ -127,12 +145,48 @@ fn open(path: &Path) -> Result<File, ChatError> {
     File::open(path).map_err(|err| io_error(path, err))
 }
 
-fn info(chat: &ChatRef, stable_chat_id: String, message_count: usize, header: &Header) -> ChatInfo {
-    ChatInfo {
+fn info(
+    chat: &ChatRef,
+    stable_chat_id: String,
+    message_count: usize,
+    header: &Header,
+) -> Result<ChatInfo, ChatError> {
+    Ok(ChatInfo {
         chat: chat.clone(),
         stable_chat_id,
         message_count,
         character_name: header.character_name(),
         user_name: header.user_name(),
-    }
+        chat_metadata: header.chat_metadata()?,
+        create_date: header.create_date(),
+        has_header: true,
+    })
+}
+
+/// A chat without a header line: an old-format group chat, whose stable id is its chat id.
+/// SillyTavern always writes a header into a character chat, so there a missing one means the
+/// file is not a chat we can read.
+fn headerless_info(chat: &ChatRef, message_count: usize) -> Result<ChatInfo, ChatError> {
+    let stable_chat_id = match chat {
+        ChatRef::Group { chat_id } => parse_stable_chat_id(chat_id)
+            .map_err(|err| ChatError::InvalidHeader(format!("group chat id: {err}")))?,
+        _ if message_count == 0 => {
+            return Err(ChatError::InvalidHeader("the chat file is empty".into()));
+        }
+        _ => {
+            return Err(ChatError::InvalidHeader(
+                "line 1 is a message, not the chat header a character chat starts with".into(),
+            ));
+        }
+    };
+    Ok(ChatInfo {
+        chat: chat.clone(),
+        stable_chat_id,
+        message_count,
+        character_name: None,
+        user_name: None,
+        chat_metadata: Value::Object(Map::new()),
+        create_date: None,
+        has_header: false,
+    })
 }

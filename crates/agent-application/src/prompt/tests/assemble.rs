@@ -50,6 +50,9 @@ fn info(chat: &ChatRef, message_count: usize) -> ChatInfo {
         message_count,
         character_name: Some("Seraphina".into()),
         user_name: Some("Ann".into()),
+        chat_metadata: serde_json::json!({}),
+        create_date: None,
+        has_header: true,
     }
 }
 
@@ -72,6 +75,7 @@ fn card() -> CharacterCard {
         first_message: "Welcome to my glade.".into(),
         example_dialogue: "<START>\n{{user}}: Who are you?\n{{char}}: A friend.".into(),
         creator_notes: Some("Not for the model.".into()),
+        ..CharacterCard::default()
     }
 }
 

@@ -137,14 +137,7 @@ mod tests {
     use super::*;
 
     fn message(index: usize, role: ChatRole, text: &str) -> ChatMessage {
-        ChatMessage {
-            index,
-            role,
-            name: String::new(),
-            text: text.to_owned(),
-            send_date: None,
-            agent: None,
-        }
+        ChatMessage::new(index, role, "", text)
     }
 
     fn ranked(

@@ -203,14 +203,7 @@ async fn long_chats_are_read_in_pages_newest_first() {
     let mut h = chat_of(&[]);
     let chat = h.run.chat.clone();
     let messages = (0..2_500)
-        .map(|i| crate::ports::ChatMessage {
-            index: i,
-            role: User,
-            name: "Ann".into(),
-            text: format!("line {i}"),
-            send_date: None,
-            agent: None,
-        })
+        .map(|i| crate::ports::ChatMessage::new(i, User, "Ann", &format!("line {i}")))
         .collect();
     h.store.put(&chat, messages);
     h.run.input_message_count = 2_500;
