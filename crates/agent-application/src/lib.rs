@@ -9,6 +9,7 @@ pub mod ports;
 pub mod profiles;
 pub mod prompt;
 pub mod runtime;
+pub mod scene;
 pub mod skills;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

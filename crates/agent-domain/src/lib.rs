@@ -11,6 +11,7 @@ pub mod json;
 pub mod model;
 pub mod profile;
 pub mod run;
+pub mod sillytavern;
 pub mod text;
 pub mod tool;
 pub mod workspace;

@@ -27,8 +27,13 @@ pub trait Digest: Send + Sync {
     }
 }
 
-/// Randomness (dice). Tests use a seeded source.
+/// Randomness (dice, world-info probability and group draws). Tests use a seeded source.
 pub trait Rng: Send + Sync {
     /// A uniformly distributed integer in `1..=sides` (`sides` ≥ 1).
     fn roll(&self, sides: u32) -> u32;
+
+    /// A uniformly distributed number in `[0, 1)`, as JavaScript's `Math.random()`.
+    fn unit(&self) -> f64 {
+        f64::from(self.roll(u32::MAX) - 1) / f64::from(u32::MAX)
+    }
 }

@@ -315,6 +315,26 @@ fn number_value(n: f64) -> Value {
     }
 }
 
+impl From<&Value> for OrderedJson {
+    /// Objects come out in the `Value`'s (sorted) key order.
+    fn from(value: &Value) -> Self {
+        match value {
+            Value::Null => Self::Null,
+            Value::Bool(b) => Self::Bool(*b),
+            Value::Number(n) => Self::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => Self::String(s.clone()),
+            Value::Array(items) => Self::Array(items.iter().map(Self::from).collect()),
+            Value::Object(map) => {
+                let mut object = JsObject::new();
+                for (key, value) in map {
+                    object.insert(key.as_str(), Self::from(value));
+                }
+                Self::Object(object)
+            }
+        }
+    }
+}
+
 impl From<&str> for OrderedJson {
     fn from(value: &str) -> Self {
         Self::String(value.to_owned())

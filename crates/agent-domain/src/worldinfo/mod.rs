@@ -71,3 +71,4 @@ pub use settings::{
     max_prompt_tokens,
 };
 pub use sources::{BookSelection, BookSources, select_books};
+pub use timed::timed_state_for_chat;

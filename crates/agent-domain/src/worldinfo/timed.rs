@@ -29,6 +29,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::scan_entry::ScanEntry;
+use crate::json::OrderedJson;
 use crate::json::js::{JsScalar, number_to_string};
 
 /// The two kinds of timed effect that keep records.
@@ -208,6 +209,43 @@ impl TimedEffects {
     }
 }
 
+/// `state` (a scan's [`timed_state`](super::WorldInfoActivation::timed_state)) in the key
+/// order SillyTavern writes it into `chat_metadata.timedWorldInfo`: `sticky`, `cooldown`, then
+/// anything else; each record `hash`, `start`, `end`, `protected`, then anything else.
+pub fn timed_state_for_chat(state: &Value) -> OrderedJson {
+    const TOP: [&str; 2] = ["sticky", "cooldown"];
+    const RECORD: [&str; 4] = ["hash", "start", "end", "protected"];
+    ordered(state, &TOP, |records| {
+        let mut out = OrderedJson::object();
+        if let Some(records) = records.as_object() {
+            for (key, record) in records {
+                out.insert(key, ordered(record, &RECORD, |v| OrderedJson::from(v)));
+            }
+        }
+        out
+    })
+}
+
+/// `value` (an object) with `first` keys first, in that order, each mapped by `inner`;
+/// other keys follow unchanged. A value that is not an object is copied.
+fn ordered(value: &Value, first: &[&str], inner: impl Fn(&Value) -> OrderedJson) -> OrderedJson {
+    let Some(map) = value.as_object() else {
+        return OrderedJson::from(value);
+    };
+    let mut out = OrderedJson::object();
+    for key in first {
+        if let Some(v) = map.get(*key) {
+            out.insert(key, inner(v));
+        }
+    }
+    for (key, v) in map {
+        if !first.contains(&key.as_str()) {
+            out.insert(key, OrderedJson::from(v));
+        }
+    }
+    out
+}
+
 /// A new record for `entry`, starting now and lasting `length` messages.
 fn record(entry: &ScanEntry, chat_length: usize, length: i64, protected: bool) -> Value {
     json!({
@@ -234,5 +272,20 @@ fn js_string(value: &Value) -> String {
         },
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+
+    #[test]
+    fn timed_state_is_written_in_sillytaverns_key_order() {
+        let state = json!({"cooldown": {"W.1": {"protected": true, "end": 9, "start": 5, "hash": 7}},
+                           "sticky": {}, "extra": 1});
+        assert_eq!(
+            timed_state_for_chat(&state).to_js_string(),
+            r#"{"sticky":{},"cooldown":{"W.1":{"hash":7,"start":5,"end":9,"protected":true}},"extra":1}"#
+        );
     }
 }
