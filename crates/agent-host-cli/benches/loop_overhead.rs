@@ -26,6 +26,7 @@ use agent_application::ports::{EventJournal, EventQuery, ProfileStore};
 use agent_application::prompt::PromptInput;
 use agent_application::runtime::machine::ModelLabel;
 use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun};
+use agent_application::scene::SceneRequest;
 use agent_domain::event::{
     ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunStatus,
 };
@@ -167,6 +168,7 @@ impl World {
                 provider_format: Some("scripted".into()),
                 model_id: None,
             },
+            scene: SceneRequest::default(),
         };
         let start = Instant::now();
         let started = self.runtime.start_run(request).await.unwrap();

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use agent_application::scene::SceneRequest;
 use agent_domain::event::RunStatus;
 use agent_domain::run::GenerationType;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -102,6 +103,8 @@ pub struct RunArgs {
     /// Run in the background: the agent may finish without committing.
     #[arg(long)]
     pub background: bool,
+    #[command(flatten)]
+    pub scene: SceneArgs,
     /// Print every journal event as one JSON line on stdout instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -197,6 +200,27 @@ pub enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Who is in the chat, when the command line decides it instead of the chat.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SceneArgs {
+    /// The user's name in the prompt, instead of the name of the persona the chat uses.
+    #[arg(long, value_name = "NAME")]
+    pub user_name: Option<String>,
+    /// In a group chat, the member to write as: its card file, the file's name without
+    /// extension, or the character's name (default: the member who spoke last).
+    #[arg(long = "as", value_name = "MEMBER")]
+    pub speak_as: Option<String>,
+}
+
+impl From<SceneArgs> for SceneRequest {
+    fn from(args: SceneArgs) -> Self {
+        Self {
+            user_name: args.user_name,
+            speak_as: args.speak_as,
+        }
+    }
 }
 
 /// Run statuses, as `--status` spells them.
@@ -381,7 +405,13 @@ pub enum PromptCommand {
         profile: Option<String>,
         #[arg(long, value_enum, default_value_t = GenerationArg::Normal)]
         generation_type: GenerationArg,
-        /// Print the snapshot as compact JSON (default: pretty JSON).
+        /// Count world info's token budget with this model's tokenizer (default: cl100k).
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        #[command(flatten)]
+        scene: SceneArgs,
+        /// Print the snapshot as compact JSON (default: pretty JSON, and which world-info
+        /// entries fired and why on stderr).
         #[arg(long)]
         json: bool,
     },

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_application::doctor::Doctor;
-use agent_application::ports::{CharacterCards, SkillStore, UserDataPorts};
+use agent_application::ports::SkillStore;
 use agent_application::profiles::ProfileService;
 use agent_application::runtime::AgentRuntime;
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::layout::DataDir;
+use agent_text::TextEngines;
 
 use crate::exit::{CmdResult, Exit, fail};
 
@@ -65,20 +66,9 @@ impl Host {
     pub fn open(data: DataDir) -> Self {
         let storage = FsStorage::open(data);
         let runtime = AgentRuntime::new(storage.runtime_ports())
-            .with_character_cards(storage.characters.clone());
+            .with_user_data(storage.user_data_ports())
+            .with_lore_engines(Arc::new(TextEngines::new()));
         Self { storage, runtime }
-    }
-
-    /// The character cards the prompt assembler reads.
-    pub fn characters(&self) -> Arc<dyn CharacterCards> {
-        self.storage.characters.clone()
-    }
-
-    /// SillyTavern's user data (cards, settings, persona avatars, lorebooks, groups) for the
-    /// persona, group-speaker and world-info services; no command reads it yet.
-    #[allow(dead_code)]
-    pub fn user_data(&self) -> UserDataPorts {
-        self.storage.user_data_ports()
     }
 
     /// The profile service over the data directory's profile store.
@@ -114,7 +104,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("worlds")).unwrap();
         std::fs::write(dir.path().join("worlds/Eldoria.json"), "{\"entries\": {}}").unwrap();
         let host = Host::open(DataDir::new(dir.path()));
-        let user_data = host.user_data();
+        let user_data = host.storage.user_data_ports();
         assert_eq!(user_data.lorebooks.list().await.unwrap(), ["Eldoria"]);
         assert_eq!(user_data.settings.load().await.unwrap(), None);
         assert!(user_data.groups.load("1").await.unwrap().is_none());

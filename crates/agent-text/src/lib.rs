@@ -7,14 +7,16 @@
 //!   choosing the encoding from a model name ([`Encoding::for_model`]; `cl100k_base` by
 //!   default).
 //!
-//! A host builds both once and hands them to a scan:
-//! `ScanEngines { regex: &JsRegexEngine, tokens: &TiktokenCounter::for_model(model)?, .. }`.
+//! [`TextEngines`] offers both through the application's `LoreEngines` port, which is how a
+//! host wires them into the runtime (`AgentRuntime::with_lore_engines`).
 //!
-//! This crate is an adapter: it depends on `agent-domain` and its engines, never on another
-//! adapter or the host.
+//! This crate is an adapter: it depends on `agent-domain` and `agent-application` (for the
+//! port), never on another adapter or the host.
 
+mod engines;
 mod regex;
 mod tokens;
 
+pub use engines::TextEngines;
 pub use regex::JsRegexEngine;
 pub use tokens::{Encoding, TiktokenCounter, TokenizerError};

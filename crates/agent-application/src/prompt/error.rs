@@ -3,7 +3,9 @@
 use agent_domain::ErrorCode;
 use agent_domain::profile::ProfileError;
 
-use crate::ports::{ChatError, StoreError};
+use agent_domain::worldinfo::WorldInfoError;
+
+use crate::ports::{ChatError, EngineUnavailable, StoreError};
 
 /// Why a prompt snapshot was refused or the built-in assembler failed.
 ///
@@ -44,6 +46,21 @@ pub enum PromptError {
     /// The character card could not be read.
     #[error("character card: {0}")]
     Character(StoreError),
+    /// A lorebook could not be read.
+    #[error("lorebook: {0}")]
+    Lorebook(StoreError),
+    /// A lorebook is not a lorebook (`worldinfo.book_not_json`, `worldinfo.book_invalid`).
+    #[error(transparent)]
+    WorldInfo(WorldInfoError),
+    /// A world-info engine (the model's tokenizer) could not be built.
+    #[error("world info: {0}")]
+    LoreEngine(EngineUnavailable),
+    /// Lorebooks apply to the chat but the host wired no world-info engines.
+    #[error(
+        "lorebooks apply to this chat, but this host has no world-info engines (regex keys, \
+         token counting) wired; world info cannot be activated"
+    )]
+    LoreEnginesMissing,
     /// The profile assembles its prompt from a preset, which the built-in assembler cannot
     /// apply; a host that applies presets passes a prompt snapshot instead.
     #[error(
@@ -75,6 +92,10 @@ impl ErrorCode for PromptError {
             Self::Chat(err) => err.code(),
             Self::Character(err) => err.code(),
             Self::PresetUnsupported { .. } => "agent.profile_preset_unsupported",
+            Self::Lorebook(err) => err.code(),
+            Self::WorldInfo(err) => err.code(),
+            Self::LoreEngine(err) => err.code(),
+            Self::LoreEnginesMissing => "worldinfo.engines_unavailable",
         }
     }
 }

@@ -1,47 +1,48 @@
-//! The chat history an assembled prompt starts with: the newest messages of the run's
-//! frozen prefix, within the profile's `context.initialChatHistoryMessages`.
+//! The chat history an assembled prompt carries: the visible messages of the run's frozen
+//! prefix, the newest `context.initialChatHistoryMessages` of them (`-1`: all).
 
 use agent_domain::event::ChatRef;
 use agent_domain::model::AgentModelMessage;
 
 use crate::ports::{ChatError, ChatMessage, ChatRole, ChatStore};
 
-/// How many messages `-1` ("no explicit limit") brings in. Long chats would otherwise fill
-/// the context window before the agent starts; the chat tools reach everything older.
-pub const MAX_ASSEMBLED_HISTORY: usize = 200;
-
-/// Messages read per page while walking back from the end of the prefix.
-const PAGE: usize = 64;
+/// Fewest and most messages read per page while walking back from the end of the prefix.
+const PAGE: (usize, usize) = (16, 1024);
 
 /// How many chat messages the policy asks for: `0` none, `n` the latest `n`, any negative
-/// value the latest [`MAX_ASSEMBLED_HISTORY`].
-pub(super) fn wanted(policy: i64) -> usize {
-    match usize::try_from(policy) {
-        Ok(n) => n,
-        Err(_) => MAX_ASSEMBLED_HISTORY,
-    }
+/// value (`-1`) every one ("no explicit trimming").
+pub(super) fn wanted(policy: i64) -> Option<usize> {
+    usize::try_from(policy).ok()
 }
 
-/// The latest `want` messages of the first `prefix` that a prompt can carry, oldest first.
-///
-/// Hidden messages (`is_system`, which SillyTavern keeps out of prompts) and blank ones are
-/// skipped without counting, so the window holds `want` real turns when the chat has them.
-pub(super) async fn recent_messages(
+/// Whether a message can reach a prompt: SillyTavern leaves hidden messages (`is_system`)
+/// out of prompts and the world-info scan; a blank one says nothing.
+fn visible(message: &ChatMessage) -> bool {
+    !message.is_system && message.role != ChatRole::System && !message.text.trim().is_empty()
+}
+
+/// The latest `want` visible messages of the first `prefix` (all of them for `None`),
+/// oldest first.
+pub(super) async fn visible_messages(
     chats: &dyn ChatStore,
     chat: &ChatRef,
     prefix: usize,
-    want: usize,
+    want: Option<usize>,
 ) -> Result<Vec<ChatMessage>, ChatError> {
     let mut newest_first = Vec::new();
     let mut end = prefix;
-    while newest_first.len() < want && end > 0 {
-        let start = end.saturating_sub(PAGE.max(want - newest_first.len()));
+    let wanted = want.unwrap_or(usize::MAX);
+    while newest_first.len() < wanted && end > 0 {
+        let span = wanted
+            .saturating_sub(newest_first.len())
+            .clamp(PAGE.0, PAGE.1);
+        let start = end.saturating_sub(span);
         let page = chats.read_messages(chat, start..end).await?;
         for message in page.into_iter().rev() {
-            if newest_first.len() == want {
+            if newest_first.len() == wanted {
                 break;
             }
-            if message.role != ChatRole::System && !message.text.trim().is_empty() {
+            if visible(&message) {
                 newest_first.push(message);
             }
         }
@@ -49,6 +50,12 @@ pub(super) async fn recent_messages(
     }
     newest_first.reverse();
     Ok(newest_first)
+}
+
+/// The newest `want` of `messages` (all for `None`).
+pub(super) fn newest(messages: &[ChatMessage], want: Option<usize>) -> &[ChatMessage] {
+    let keep = want.map_or(messages.len(), |n| n.min(messages.len()));
+    &messages[messages.len() - keep..]
 }
 
 /// A chat message as a model turn. Group chats have many speakers, so each message names

@@ -15,6 +15,8 @@ mod assemble;
 mod card;
 mod error;
 mod history;
+mod injections;
+mod lore;
 mod openai;
 mod snapshot;
 mod system;
@@ -23,16 +25,13 @@ mod system;
 mod tests;
 
 use agent_domain::model::AgentModelMessage;
-use agent_domain::profile::ResolvedAgentProfile;
 use serde_json::Value;
 
-pub use assemble::{PromptPorts, assemble_prompt};
+pub use assemble::{AssembledPrompt, PromptPorts, PromptRequest, assemble_prompt};
 pub use error::PromptError;
-pub use history::MAX_ASSEMBLED_HISTORY;
+pub use lore::RunLore;
 pub use snapshot::validate_prompt_snapshot;
 pub use system::{DEFAULT_AGENT_SYSTEM_PROMPT, agent_system_prompt};
-
-use crate::ports::ChatInfo;
 
 /// Where a run's initial prompt comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,29 +42,14 @@ pub enum PromptInput {
     Assemble,
 }
 
-impl PromptInput {
-    /// The run's prompt from this input: the validated snapshot, or an assembled one.
-    pub async fn prepare(
-        &self,
-        ports: &PromptPorts,
-        chat: &ChatInfo,
-        input_message_count: usize,
-        profile: &ResolvedAgentProfile,
-    ) -> Result<PromptSnapshot, PromptError> {
-        match self {
-            Self::Snapshot(value) => validate_prompt_snapshot(value),
-            Self::Assemble => assemble_prompt(ports, chat, input_message_count, profile).await,
-        }
-    }
-}
-
 /// A run's initial prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSnapshot {
     /// The prompt in the canonical IR, in order.
     pub messages: Vec<AgentModelMessage>,
     /// The world-info activation captured with the prompt (`worldInfoActivation`), which
-    /// `worldinfo.read_activated` serves; the built-in assembler captures none.
+    /// `worldinfo.read_activated` serves; `None` when none was captured (a snapshot without
+    /// one, or an assembled prompt for a chat no lorebook applies to).
     pub world_info: Option<Value>,
     /// What the run records as `input/prompt_snapshot.json`: the validated snapshot with
     /// `stream` forced to false, or the assembled prompt in the same shape (so it can be

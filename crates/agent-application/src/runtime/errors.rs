@@ -8,6 +8,7 @@ use agent_domain::workspace::WorkspacePath;
 use crate::ports::{ChatError, JournalError, StoreError, WorkspaceError};
 use crate::profiles::ProfileServiceError;
 use crate::prompt::PromptError;
+use crate::scene::SceneError;
 
 /// Why a run could not be started. On every one of these **no run exists**: nothing was
 /// written for it (opening a chat without a stable id does give the chat one, as
@@ -31,6 +32,10 @@ pub enum StartRunError {
         "profile `{profile_id}` cannot run in the foreground: it is not given workspace.commit"
     )]
     ForegroundCommitUnavailable { profile_id: String },
+    /// Who is in the chat cannot be read (`sillytavern.settings_invalid`, a damaged card or
+    /// group, `chat.member_not_found`).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
     /// The chat cannot be opened or read (`chat.not_found`, `agent.invalid_chat_path`, …).
     #[error(transparent)]
     Chat(#[from] ChatError),
@@ -61,6 +66,7 @@ impl ErrorCode for StartRunError {
             Self::Profile(error) => error.code(),
             Self::ProfileRule(error) => error.code(),
             Self::ForegroundCommitUnavailable { .. } => "agent.foreground_commit_unavailable",
+            Self::Scene(error) => error.code(),
             Self::Chat(error) => error.code(),
             Self::StableChatId(error) => error.code(),
             Self::InputPrefix(error) => error.code(),

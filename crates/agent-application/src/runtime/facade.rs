@@ -10,24 +10,27 @@ use agent_domain::event::{
 use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
 use agent_domain::tool::{ToolDescriptor, builtin_catalog};
 use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot};
-use async_trait::async_trait;
 
 use super::cancel::ActiveRuns;
 use super::errors::{RuntimeError, StartRunError};
 use super::recorder::{Recorder, append};
-use super::start::{StartRun, StartedRun, start_run};
+use super::start::{PreviewPrompt, StartRun, StartedRun, start_run};
 use super::views::{self, ModelTurnView};
 use super::wiring::RuntimePorts;
 use crate::ports::{
-    CharacterCard, CharacterCards, EventQuery, EventStream, JournalError, RunListQuery, RunPage,
-    StoreError, WorkspaceFile,
+    EventQuery, EventStream, JournalError, LoreEngines, RunListQuery, RunPage, UserDataPorts,
+    WorkspaceFile,
 };
+use crate::prompt::AssembledPrompt;
 
 /// What every clone of an [`AgentRuntime`] shares.
 pub(super) struct Shared {
     pub ports: RuntimePorts,
-    /// Character cards for the built-in prompt assembler.
-    pub characters: Arc<dyn CharacterCards>,
+    /// SillyTavern's user data (cards, settings, personas, lorebooks, groups), for the scene
+    /// of a run and the built-in prompt assembler.
+    pub user_data: UserDataPorts,
+    /// The engines world info needs; without them, lorebooks cannot be activated.
+    pub lore_engines: Option<Arc<dyn LoreEngines>>,
     /// Runs this process drives.
     pub active: Arc<ActiveRuns>,
 }
@@ -45,41 +48,40 @@ impl std::fmt::Debug for AgentRuntime {
     }
 }
 
-/// No character cards: the assembler prompts without one.
-struct NoCharacterCards;
-
-#[async_trait]
-impl CharacterCards for NoCharacterCards {
-    async fn load(&self, _character_id: &str) -> Result<Option<CharacterCard>, StoreError> {
-        Ok(None)
-    }
-
-    async fn list(&self) -> Result<Vec<String>, StoreError> {
-        Ok(Vec::new())
-    }
-}
-
 impl AgentRuntime {
     pub fn new(ports: RuntimePorts) -> Self {
         Self {
             shared: Arc::new(Shared {
                 ports,
-                characters: Arc::new(NoCharacterCards),
+                user_data: UserDataPorts::none(),
+                lore_engines: None,
                 active: Arc::new(ActiveRuns::default()),
             }),
         }
     }
 
-    /// Character cards for runs whose prompt is assembled here
-    /// ([`PromptInput::Assemble`](crate::prompt::PromptInput::Assemble)); without them the
-    /// assembled prompt carries no card.
-    pub fn with_character_cards(self, cards: Arc<dyn CharacterCards>) -> Self {
+    /// SillyTavern's user data, for runs' scenes (names, group speakers, personas) and the
+    /// built-in prompt assembler; without it a prompt carries no card, persona or world info.
+    pub fn with_user_data(self, user_data: UserDataPorts) -> Self {
+        self.rebuilt(|shared| shared.user_data = user_data)
+    }
+
+    /// The engines world info needs (regex keys, token counting); without them a chat whose
+    /// lorebooks apply cannot be assembled (`worldinfo.engines_unavailable`).
+    pub fn with_lore_engines(self, engines: Arc<dyn LoreEngines>) -> Self {
+        self.rebuilt(|shared| shared.lore_engines = Some(engines))
+    }
+
+    fn rebuilt(self, change: impl FnOnce(&mut Shared)) -> Self {
+        let mut shared = Shared {
+            ports: self.shared.ports.clone(),
+            user_data: self.shared.user_data.clone(),
+            lore_engines: self.shared.lore_engines.clone(),
+            active: Arc::clone(&self.shared.active),
+        };
+        change(&mut shared);
         Self {
-            shared: Arc::new(Shared {
-                ports: self.shared.ports.clone(),
-                characters: cards,
-                active: Arc::clone(&self.shared.active),
-            }),
+            shared: Arc::new(shared),
         }
     }
 
@@ -90,6 +92,17 @@ impl AgentRuntime {
     /// host spawns it.
     pub async fn start_run(&self, request: StartRun) -> Result<StartedRun, StartRunError> {
         start_run(&self.shared, request).await
+    }
+
+    /// The prompt a run on a chat would start from (the same checks and assembly as
+    /// [`start_run`](Self::start_run) with an assembled prompt), without creating a run or
+    /// changing the chat: world info activates as it would, but its timed effects are
+    /// neither read nor written.
+    pub async fn preview_prompt(
+        &self,
+        request: PreviewPrompt,
+    ) -> Result<AssembledPrompt, StartRunError> {
+        super::start::preview(&self.shared, request).await
     }
 
     /// Asks a run to stop.

@@ -27,6 +27,6 @@ mod wiring;
 pub use cancel::CANCEL_POLL_INTERVAL;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
-pub use start::{RunOutcome, RunTask, StartRun, StartedRun};
+pub use start::{PreviewPrompt, RunOutcome, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;

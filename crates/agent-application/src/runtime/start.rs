@@ -25,7 +25,71 @@ use super::machine::ModelLabel;
 use super::recorder::LiveRun;
 use crate::ports::{ChatInfo, EventDraft, ModelGateway, ReplyAuthor, ReplyModel};
 use crate::profiles::ProfileService;
-use crate::prompt::{PromptInput, PromptPorts, PromptSnapshot};
+use crate::prompt::{
+    AssembledPrompt, PromptInput, PromptPorts, PromptRequest, PromptSnapshot, assemble_prompt,
+};
+use crate::scene::{SceneRequest, gather};
+
+/// What a host asks to preview: the prompt a run would start from.
+#[derive(Debug, Clone)]
+pub struct PreviewPrompt {
+    pub chat: ChatRef,
+    pub profile_id: Option<String>,
+    pub generation_type: GenerationType,
+    /// The model whose tokenizer counts the world-info budget (`None`: the default one).
+    pub model: Option<String>,
+    pub scene: SceneRequest,
+}
+
+/// The prompt a run would start from, with world info as it would activate, without
+/// creating a run or changing the chat (timed effects are neither read nor written).
+pub(super) async fn preview(
+    shared: &Arc<Shared>,
+    request: PreviewPrompt,
+) -> Result<AssembledPrompt, StartRunError> {
+    let ports = &shared.ports;
+    let profile = ProfileService::new(Arc::clone(&ports.profiles))
+        .resolve(request.profile_id.as_deref())
+        .await?;
+    let chat = ports.chats.open(&request.chat).await?;
+    let (generation, input_count) = frozen_prefix(shared, &chat, request.generation_type).await?;
+    let scene = gather(
+        &shared.user_data,
+        ports.chats.as_ref(),
+        ports.clock.as_ref(),
+        &chat,
+        input_count,
+        &request.scene,
+    )
+    .await?;
+    Ok(assemble_prompt(
+        &prompt_ports(shared),
+        PromptRequest {
+            chat: &chat,
+            scene: &scene,
+            input_message_count: input_count,
+            generation,
+            profile: &profile,
+            model: request.model.as_deref(),
+            preview: true,
+        },
+    )
+    .await?)
+}
+
+/// The chat metadata key of world info's timed effects.
+const TIMED_WORLD_INFO: &str = "timedWorldInfo";
+
+/// The assembler's ports, from the runtime's.
+pub(super) fn prompt_ports(shared: &Shared) -> PromptPorts {
+    PromptPorts {
+        chats: Arc::clone(&shared.ports.chats),
+        lorebooks: Arc::clone(&shared.user_data.lorebooks),
+        lore_engines: shared.lore_engines.clone(),
+        rng: Arc::clone(&shared.ports.rng),
+        clock: Arc::clone(&shared.ports.clock),
+    }
+}
 
 /// Messages read per page while looking for the persist base.
 const PREFIX_PAGE: usize = 200;
@@ -45,6 +109,9 @@ pub struct StartRun {
     pub model_label: ModelLabel,
     /// Journaled as `agent_model_binding_resolved` (its `invocationId` is set to the root).
     pub model_binding: ModelBindingResolvedPayload,
+    /// The user's name and, in a group chat, the member to speak as, when the host decides
+    /// them (`run --user-name`, `run --as`).
+    pub scene: SceneRequest,
 }
 
 impl std::fmt::Debug for StartRun {
@@ -57,6 +124,7 @@ impl std::fmt::Debug for StartRun {
             .field("prompt", &self.prompt)
             .field("model_label", &self.model_label)
             .field("model_binding", &self.model_binding)
+            .field("scene", &self.scene)
             .finish_non_exhaustive()
     }
 }
@@ -150,15 +218,37 @@ pub(super) async fn start_run(
     let (generation_type, input_count) =
         frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;
-    // 4. The prompt.
-    let prompt = match validated {
-        Some(snapshot) => snapshot,
+    // 4. Who is in the chat, and the prompt.
+    let scene = gather(
+        &shared.user_data,
+        ports.chats.as_ref(),
+        ports.clock.as_ref(),
+        &chat,
+        input_count,
+        &request.scene,
+    )
+    .await?;
+    let (prompt, commit_metadata) = match validated {
+        Some(snapshot) => (snapshot, Vec::new()),
         None => {
-            let prompt_ports = PromptPorts {
-                chats: Arc::clone(&ports.chats),
-                characters: Arc::clone(&shared.characters),
-            };
-            crate::prompt::assemble_prompt(&prompt_ports, &chat, input_count, &profile).await?
+            let assembled = assemble_prompt(
+                &prompt_ports(shared),
+                PromptRequest {
+                    chat: &chat,
+                    scene: &scene,
+                    input_message_count: input_count,
+                    generation: generation_type,
+                    profile: &profile,
+                    model: request.model_label.model.as_deref(),
+                    preview: false,
+                },
+            )
+            .await?;
+            let timed = assembled.lore.and_then(|lore| lore.timed_state);
+            let metadata = timed
+                .map(|state| vec![(TIMED_WORLD_INFO.to_owned(), state)])
+                .unwrap_or_default();
+            (assembled.snapshot, metadata)
         }
     };
 
@@ -203,11 +293,11 @@ pub(super) async fn start_run(
         input_message_count: input_count,
         prompt,
         model: request.model,
-        author: reply_author(&chat),
+        author: scene.author,
         reply_model: request.model_label.reply_model(),
         model_label: request.model_label,
         model_binding: request.model_binding,
-        commit_metadata: Vec::new(),
+        commit_metadata,
     };
     let shared = Arc::clone(shared);
     let task: RunTask = Box::pin(async move {
@@ -283,23 +373,6 @@ async fn frozen_prefix(
         generation,
         input_message_count(generation, total, last_role)?,
     ))
-}
-
-/// Who the run's message is from: the chat's character (its header name, else its folder);
-/// a group chat's reply names no single character.
-fn reply_author(chat: &ChatInfo) -> ReplyAuthor {
-    let name = match &chat.chat {
-        ChatRef::Character { character_id, .. } => chat
-            .character_name
-            .clone()
-            .filter(|name| !name.trim().is_empty())
-            .unwrap_or_else(|| character_id.clone()),
-        _ => "Assistant".to_owned(),
-    };
-    ReplyAuthor {
-        name,
-        ..ReplyAuthor::default()
-    }
 }
 
 /// The persistent state the run builds on: found scanning the prefix newest first, a page

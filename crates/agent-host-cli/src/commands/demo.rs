@@ -6,6 +6,7 @@ use std::path::Path;
 
 use agent_application::prompt::PromptInput;
 use agent_application::runtime::StartRun;
+use agent_application::scene::SceneRequest;
 use agent_domain::run::GenerationType;
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::chat::ChatLocator;
@@ -67,6 +68,7 @@ pub async fn execute() -> CmdResult {
         model: model.gateway,
         model_label: model.label,
         model_binding: model.binding,
+        scene: SceneRequest::default(),
     };
     let outcome = drive(&host, request, View { json: false }).await?;
     let dir = root.display();

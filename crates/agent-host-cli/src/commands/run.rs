@@ -45,6 +45,7 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
         model: model.gateway,
         model_label: model.label,
         model_binding: model.binding,
+        scene: args.scene.clone().into(),
     };
     let outcome = drive(host, request, View { json: args.json }).await?;
     Ok(Exit::of_run(outcome.status))

@@ -10,6 +10,7 @@ use agent_application::ports::{EventJournal, EventQuery};
 use agent_application::prompt::PromptInput;
 use agent_application::runtime::machine::ModelLabel;
 use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun, StartedRun};
+use agent_application::scene::SceneRequest;
 use agent_domain::event::{
     ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunEvent,
 };
@@ -149,6 +150,7 @@ impl World {
                 provider_format: Some("scripted".into()),
                 model_id: None,
             },
+            scene: SceneRequest::default(),
         }
     }
 

@@ -7,31 +7,73 @@ use agent_domain::profile::{
     AgentProfileDocument, ModelMode, PresetMode, PresetRef, ProfileSource, ResolvedAgentProfile,
     ToolName, default_writer, resolve,
 };
-use serde_json::json;
+use agent_domain::run::GenerationType;
+use agent_domain::sillytavern::{GroupMember, Persona};
+use agent_domain::worldinfo::{KeyRegex, KeyRegexEngine, TokenCounter};
+use serde_json::{Value, json};
 
-use crate::ports::{CharacterCard, ChatInfo, ChatRole, StoreError};
-use crate::prompt::{
-    DEFAULT_AGENT_SYSTEM_PROMPT, MAX_ASSEMBLED_HISTORY, PromptInput, PromptPorts,
-    agent_system_prompt, assemble_prompt, validate_prompt_snapshot,
+use crate::ports::{
+    CharacterCard, ChatInfo, ChatMessage, ChatRole, DepthPrompt, EngineUnavailable, LoreEngines,
+    ReplyAuthor,
 };
-use crate::testing::{MemoryCharacters, MemoryChats};
+use crate::prompt::{
+    AssembledPrompt, DEFAULT_AGENT_SYSTEM_PROMPT, PromptPorts, PromptRequest, agent_system_prompt,
+    assemble_prompt, validate_prompt_snapshot,
+};
+use crate::scene::{ChatScene, GroupScene};
+use crate::testing::{FixedClock, MemoryChats, MemoryLorebooks, SequenceRng};
+
+/// Regex keys never compile (they match as plain text); a token is a word.
+struct WordEngines;
+
+struct NoRegex;
+
+impl KeyRegexEngine for NoRegex {
+    fn compile(&self, _pattern: &str, _flags: &str) -> Option<Box<dyn KeyRegex>> {
+        None
+    }
+}
+
+struct Words;
+
+impl TokenCounter for Words {
+    fn count_tokens(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+}
+
+impl LoreEngines for WordEngines {
+    fn regex(&self) -> &(dyn KeyRegexEngine + Send + Sync) {
+        &NoRegex
+    }
+
+    fn tokenizer(
+        &self,
+        _model: Option<&str>,
+    ) -> Result<Arc<dyn TokenCounter + Send + Sync>, EngineUnavailable> {
+        Ok(Arc::new(Words))
+    }
+}
 
 struct Fixture {
     chats: Arc<MemoryChats>,
-    characters: Arc<MemoryCharacters>,
+    lorebooks: Arc<MemoryLorebooks>,
     ports: PromptPorts,
 }
 
 fn fixture() -> Fixture {
     let chats = Arc::new(MemoryChats::new());
-    let characters = Arc::new(MemoryCharacters::new());
+    let lorebooks = Arc::new(MemoryLorebooks::new());
     let ports = PromptPorts {
         chats: chats.clone(),
-        characters: characters.clone(),
+        lorebooks: lorebooks.clone(),
+        lore_engines: Some(Arc::new(WordEngines)),
+        rng: Arc::new(SequenceRng::new(vec![1])),
+        clock: Arc::new(FixedClock::default()),
     };
     Fixture {
         chats,
-        characters,
+        lorebooks,
         ports,
     }
 }
@@ -48,9 +90,9 @@ fn info(chat: &ChatRef, message_count: usize) -> ChatInfo {
         chat: chat.clone(),
         stable_chat_id: "stable".into(),
         message_count,
-        character_name: Some("Seraphina".into()),
-        user_name: Some("Ann".into()),
-        chat_metadata: serde_json::json!({}),
+        character_name: None,
+        user_name: None,
+        chat_metadata: json!({}),
         create_date: None,
         has_header: true,
     }
@@ -68,14 +110,34 @@ fn writer() -> ResolvedAgentProfile {
 
 fn card() -> CharacterCard {
     CharacterCard {
+        avatar: "Seraphina.png".into(),
         name: "Seraphina".into(),
         description: "{{char}} guards the glade and its travellers, {{user}} among them.".into(),
         personality: "Gentle, watchful.".into(),
-        scenario: String::new(),
         first_message: "Welcome to my glade.".into(),
         example_dialogue: "<START>\n{{user}}: Who are you?\n{{char}}: A friend.".into(),
         creator_notes: Some("Not for the model.".into()),
+        world: Some("Eldoria".into()),
         ..CharacterCard::default()
+    }
+}
+
+fn scene() -> ChatScene {
+    ChatScene {
+        user: Persona {
+            avatar: Some("user-default.png".into()),
+            name: "Ann".into(),
+            description: "<USER> is a wandering herbalist.".into(),
+            lorebook: None,
+        },
+        character: Some(card()),
+        author: ReplyAuthor {
+            name: "Seraphina".into(),
+            ..ReplyAuthor::default()
+        },
+        group: None,
+        chat_metadata: json!({}),
+        settings: None,
     }
 }
 
@@ -83,6 +145,27 @@ fn put_chat(fx: &Fixture, chat: &ChatRef, turns: &[(ChatRole, &str, &str)]) {
     for (role, name, text) in turns {
         fx.chats.push(chat, *role, name, text);
     }
+}
+
+async fn assemble(
+    fx: &Fixture,
+    chat: &ChatInfo,
+    scene: &ChatScene,
+    profile: &ResolvedAgentProfile,
+) -> Result<AssembledPrompt, crate::prompt::PromptError> {
+    assemble_prompt(
+        &fx.ports,
+        PromptRequest {
+            chat,
+            scene,
+            input_message_count: chat.message_count,
+            generation: GenerationType::Normal,
+            profile,
+            model: None,
+            preview: false,
+        },
+    )
+    .await
 }
 
 fn texts(messages: &[AgentModelMessage]) -> Vec<(ModelRole, String)> {
@@ -93,48 +176,45 @@ fn texts(messages: &[AgentModelMessage]) -> Vec<(ModelRole, String)> {
 async fn a_character_chat_is_assembled_in_order() {
     let fx = fixture();
     let chat = character_chat();
-    fx.characters.put("Seraphina", card());
     put_chat(
         &fx,
         &chat,
         &[
-            (ChatRole::Assistant, "Seraphina", "Welcome to my glade."),
+            (
+                ChatRole::Assistant,
+                "Seraphina",
+                "Welcome to my glade, {{user}}.",
+            ),
             (ChatRole::User, "Ann", "Is the lantern still lit?"),
             (ChatRole::System, "System", "hidden note"),
             (ChatRole::Assistant, "Seraphina", "It never goes out."),
             (ChatRole::User, "Ann", "Then lead the way."),
         ],
     );
-    let snapshot = assemble_prompt(&fx.ports, &info(&chat, 5), 5, &writer())
+    let assembled = assemble(&fx, &info(&chat, 5), &scene(), &writer())
         .await
         .unwrap();
-    assert_eq!(fx.characters.loads(), ["Seraphina"]);
+    assert_eq!(assembled.lore, None, "no lorebook exists");
+    let snapshot = assembled.snapshot;
     assert_eq!(snapshot.world_info, None);
     insta::assert_json_snapshot!("assembled_character_chat", snapshot.raw);
-    let roles: Vec<ModelRole> = snapshot.messages.iter().map(|m| m.role).collect();
-    assert_eq!(
-        roles,
-        [
-            ModelRole::System,
-            ModelRole::System,
-            ModelRole::Assistant,
-            ModelRole::User,
-            ModelRole::Assistant,
-            ModelRole::User,
-            ModelRole::User,
-        ]
-    );
     let system = snapshot.messages[0].text();
     assert!(system.starts_with(DEFAULT_AGENT_SYSTEM_PROMPT), "{system}");
-    assert!(system.contains("`output/main.md`"), "{system}");
     assert!(system.contains("`workspace_commit`") && system.contains("`workspace_finish`"));
-    let card_text = snapshot.messages[1].text();
-    assert!(card_text.starts_with(
+    assert_eq!(
+        snapshot.messages[1].text(),
+        "About Ann (the user):\nAnn is a wandering herbalist."
+    );
+    assert!(snapshot.messages[2].text().starts_with(
         "Character: Seraphina\n\nSeraphina guards the glade and its travellers, Ann among them."
     ));
-    assert!(!card_text.contains("Scenario") && !card_text.contains("Not for the model"));
     assert_eq!(
-        snapshot.messages[6].text(),
+        snapshot.messages[3].text(),
+        "Example dialogue:\n<START>\nAnn: Who are you?\nSeraphina: A friend."
+    );
+    assert_eq!(snapshot.messages[4].text(), "Welcome to my glade, Ann.");
+    assert_eq!(
+        snapshot.messages.last().unwrap().text(),
         "Write Seraphina's next reply in the chat above. Work as your instructions above describe."
     );
 }
@@ -143,19 +223,13 @@ async fn a_character_chat_is_assembled_in_order() {
 async fn the_assembled_raw_form_is_itself_a_valid_snapshot() {
     let fx = fixture();
     let chat = character_chat();
-    fx.characters.put("Seraphina", card());
     put_chat(&fx, &chat, &[(ChatRole::User, "Ann", "Hello, 森の守り手.")]);
-    let assembled = assemble_prompt(&fx.ports, &info(&chat, 1), 1, &writer())
+    let assembled = assemble(&fx, &info(&chat, 1), &scene(), &writer())
         .await
         .unwrap();
-    let again = validate_prompt_snapshot(&assembled.raw).unwrap();
-    assert_eq!(again.messages, assembled.messages);
-    assert_eq!(again.raw, assembled.raw);
-    let via_input = PromptInput::Snapshot(assembled.raw.clone())
-        .prepare(&fx.ports, &info(&chat, 1), 1, &writer())
-        .await
-        .unwrap();
-    assert_eq!(via_input, again);
+    let again = validate_prompt_snapshot(&assembled.snapshot.raw).unwrap();
+    assert_eq!(again.messages, assembled.snapshot.messages);
+    assert_eq!(again.raw, assembled.snapshot.raw);
 }
 
 #[tokio::test]
@@ -170,160 +244,254 @@ async fn the_history_window_follows_the_profile() {
         };
         fx.chats.push(&chat, role, "x", &format!("message {i}"));
     }
-    let history = |policy: i64, prefix: usize| {
-        let fx = &fx;
-        let chat = chat.clone();
-        async move {
-            let profile = profile_with(|d| d.context.initial_chat_history_messages = policy);
-            let snapshot = assemble_prompt(&fx.ports, &info(&chat, 250), prefix, &profile)
-                .await
-                .unwrap();
-            let messages = &snapshot.messages;
-            let chat_turns: Vec<String> = messages[1..messages.len() - 1]
-                .iter()
-                .map(AgentModelMessage::text)
-                .collect();
-            (chat_turns, messages[messages.len() - 1].text())
-        }
+    let history = |assembled: &AssembledPrompt| {
+        assembled
+            .snapshot
+            .messages
+            .iter()
+            .filter(|m| m.text().starts_with("message "))
+            .count()
     };
-    let (all, task) = history(-1, 250).await;
-    assert_eq!(all.len(), MAX_ASSEMBLED_HISTORY);
-    assert_eq!(all[0], "message 50");
-    assert_eq!(all[MAX_ASSEMBLED_HISTORY - 1], "message 249");
-    assert!(
-        task.contains("Earlier messages of the chat are not shown here"),
-        "{task}"
-    );
-
-    let (none, task) = history(0, 250).await;
-    assert!(none.is_empty());
-    assert!(task.contains("Earlier messages"), "{task}");
-
-    let (three, _) = history(3, 250).await;
-    assert_eq!(three, ["message 247", "message 248", "message 249"]);
-
-    // Only the frozen prefix is read: a regenerate sets the last message aside.
-    let (three, task) = history(3, 249).await;
-    assert_eq!(three, ["message 246", "message 247", "message 248"]);
-    assert!(
-        task.starts_with("Write a new version of Seraphina's latest reply"),
-        "{task}"
-    );
-
-    let (few, task) = history(500, 4).await;
-    assert_eq!(few.len(), 4);
-    assert!(!task.contains("Earlier messages"), "{task}");
+    for (policy, expected) in [(0, 0), (3, 3), (-1, 250)] {
+        let profile = profile_with(|d| d.context.initial_chat_history_messages = policy);
+        let assembled = assemble(&fx, &info(&chat, 250), &scene(), &profile)
+            .await
+            .unwrap();
+        assert_eq!(history(&assembled), expected, "policy {policy}");
+        let task = assembled.snapshot.messages.last().unwrap().text();
+        assert_eq!(
+            task.contains("Earlier messages of the chat are not shown"),
+            expected < 250,
+            "{task}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn hidden_and_blank_messages_do_not_count() {
     let fx = fixture();
     let chat = character_chat();
-    put_chat(
-        &fx,
+    let mut hidden_user = ChatMessage::new(0, ChatRole::User, "Ann", "hidden by /hide");
+    hidden_user.is_system = true;
+    fx.chats.put(
         &chat,
-        &[
-            (ChatRole::User, "Ann", "one"),
-            (ChatRole::Assistant, "Seraphina", "two"),
-            (ChatRole::System, "System", "hidden"),
-            (ChatRole::Assistant, "Seraphina", "  "),
-            (ChatRole::User, "Ann", "three"),
+        vec![
+            ChatMessage::new(0, ChatRole::User, "Ann", "first"),
+            hidden_user,
+            ChatMessage::new(0, ChatRole::Assistant, "Seraphina", "  "),
+            ChatMessage::new(0, ChatRole::Assistant, "Seraphina", "second"),
         ],
     );
     let profile = profile_with(|d| d.context.initial_chat_history_messages = 2);
-    let snapshot = assemble_prompt(&fx.ports, &info(&chat, 5), 5, &profile)
+    let assembled = assemble(&fx, &info(&chat, 4), &scene(), &profile)
         .await
         .unwrap();
-    let turns = texts(&snapshot.messages[1..3]);
-    assert_eq!(
-        turns,
-        [
-            (ModelRole::Assistant, "two".to_owned()),
-            (ModelRole::User, "three".to_owned())
-        ]
-    );
+    let shown: Vec<String> = assembled.snapshot.messages[4..6]
+        .iter()
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(shown, ["first", "second"]);
 }
 
 #[tokio::test]
-async fn group_chats_name_their_speakers_and_load_no_card() {
+async fn group_chats_name_their_speakers_and_their_members() {
     let fx = fixture();
     let chat = ChatRef::Group {
-        chat_id: "party".into(),
+        chat_id: "2026-05-20@12h00m00s000ms".into(),
     };
     put_chat(
         &fx,
         &chat,
         &[
-            (ChatRole::User, "Ann", "Where now?"),
-            (ChatRole::Assistant, "Bram", "North."),
+            (ChatRole::User, "Ann", "Who keeps watch, {{char}}?"),
+            (ChatRole::Assistant, "Bram", "Not me."),
         ],
     );
-    let mut info = info(&chat, 2);
-    info.character_name = None;
-    let snapshot = assemble_prompt(&fx.ports, &info, 2, &writer())
+    let mut group_scene = scene();
+    group_scene.author = ReplyAuthor {
+        name: "Bram".into(),
+        avatar: Some("Bram.png".into()),
+        generation_id: Some(1),
+    };
+    group_scene.character = Some(CharacterCard {
+        avatar: "Bram.png".into(),
+        name: "Bram".into(),
+        description: "A bard of {{group}}.".into(),
+        ..CharacterCard::default()
+    });
+    group_scene.group = Some(GroupScene {
+        id: "1716".into(),
+        name: "Fireside".into(),
+        members: ["Seraphina", "Bram"]
+            .map(|name| GroupMember {
+                avatar: format!("{name}.png"),
+                name: name.into(),
+                disabled: false,
+            })
+            .to_vec(),
+    });
+    let assembled = assemble(&fx, &info(&chat, 2), &group_scene, &writer())
         .await
         .unwrap();
-    assert!(fx.characters.loads().is_empty());
+    let shown = texts(&assembled.snapshot.messages);
     assert_eq!(
-        texts(&snapshot.messages[1..]),
+        shown[1..],
         [
-            (ModelRole::User, "Ann: Where now?".to_owned()),
-            (ModelRole::Assistant, "Bram: North.".to_owned()),
+            (ModelRole::System, "About Ann (the user):\nAnn is a wandering herbalist.".to_owned()),
+            (ModelRole::System, "Character: Bram\n\nA bard of Seraphina, Bram.".to_owned()),
+            (
+                ModelRole::System,
+                "This is the group chat \"Fireside\" with Seraphina, Bram. You write Bram's replies."
+                    .to_owned()
+            ),
+            (ModelRole::User, "Ann: Who keeps watch, Bram?".to_owned()),
+            (ModelRole::Assistant, "Bram: Not me.".to_owned()),
             (
                 ModelRole::User,
-                "Write the next reply in the chat above. Work as your instructions above describe."
+                "Write Bram's next reply in the chat above. Work as your instructions above describe."
                     .to_owned()
             ),
         ]
     );
-    assert_eq!(snapshot.raw["assembledBy"]["character"], json!(null));
+    assert_eq!(assembled.snapshot.raw["assembledBy"]["group"], "Fireside");
 }
 
-#[tokio::test]
-async fn without_a_card_the_header_or_folder_names_the_character() {
-    let fx = fixture();
-    let chat = character_chat();
-    let mut info = info(&chat, 0);
-    let snapshot = assemble_prompt(&fx.ports, &info, 0, &writer())
-        .await
-        .unwrap();
-    assert_eq!(snapshot.messages.len(), 2);
-    assert_eq!(
-        snapshot.messages[1].text(),
-        "The chat is empty. Write Seraphina's opening message. Work as your instructions above \
-         describe."
-    );
-    info.character_name = Some(" ".into());
-    let chat = ChatRef::Character {
-        character_id: "Elowen".into(),
-        file_name: "x".into(),
+/// A lorebook with one entry per position, keyed on the chat.
+fn eldoria() -> Value {
+    let entry = |uid: u32, key: &str, position: u32, extra: Value| {
+        let mut entry = json!({"uid": uid, "key": [key], "keysecondary": [], "comment": format!("entry {uid}"),
+            "content": format!("Lore {uid} about {{{{char}}}}."), "constant": false, "selective": true,
+            "selectiveLogic": 0, "order": 100, "position": position, "disable": false,
+            "probability": 100, "useProbability": true, "depth": 1, "role": 0});
+        if let (Value::Object(entry), Value::Object(extra)) = (&mut entry, extra) {
+            entry.extend(extra);
+        }
+        (uid.to_string(), entry)
     };
-    info.chat = chat;
-    let snapshot = assemble_prompt(&fx.ports, &info, 0, &writer())
-        .await
-        .unwrap();
-    assert!(snapshot.messages[1].text().contains("Elowen's opening"));
+    let entries: serde_json::Map<String, Value> = [
+        entry(0, "lantern", 0, json!({})),
+        entry(1, "lantern", 1, json!({})),
+        entry(2, "lantern", 4, json!({"depth": 1})),
+        entry(
+            3,
+            "lantern",
+            5,
+            json!({"content": "<START>\n{{user}}: What is that light?"}),
+        ),
+        entry(4, "lantern", 7, json!({"outletName": "Lights"})),
+        entry(5, "lantern", 2, json!({})),
+        entry(6, "dragon", 0, json!({})),
+        entry(
+            7,
+            "lantern",
+            0,
+            json!({"sticky": 2, "content": "Sticky lore."}),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    json!({"entries": entries})
 }
 
 #[tokio::test]
-async fn an_unreadable_card_fails_the_assembly() {
+async fn world_info_reaches_its_places_in_the_prompt() {
     let fx = fixture();
-    fx.characters.fail_with(StoreError::Integrity(
-        "characters/Seraphina.png: bad".into(),
-    ));
+    fx.lorebooks.put("Eldoria", &eldoria().to_string());
     let chat = character_chat();
-    let err = assemble_prompt(&fx.ports, &info(&chat, 0), 0, &writer())
+    put_chat(
+        &fx,
+        &chat,
+        &[
+            (ChatRole::User, "Ann", "Is the lantern still lit?"),
+            (ChatRole::Assistant, "Seraphina", "It never goes out."),
+        ],
+    );
+    let mut scene = scene();
+    scene.chat_metadata = json!({"note_prompt": "Keep it short.", "note_depth": 0});
+    let mut with_outlet = card();
+    with_outlet.scenario = "Lights: {{outlet::Lights}}".into();
+    with_outlet.depth_prompt = Some(DepthPrompt {
+        prompt: "Stay in character.".into(),
+        depth: 1,
+        role: ChatRole::System,
+    });
+    scene.character = Some(with_outlet);
+    let assembled = assemble(&fx, &info(&chat, 2), &scene, &writer())
+        .await
+        .unwrap();
+    let lore = assembled.lore.as_ref().unwrap();
+    assert_eq!(lore.books, ["Eldoria"]);
+    let fired: Vec<i64> = lore.activation.activated.iter().map(|e| e.uid).collect();
+    assert!(
+        !fired.contains(&6),
+        "the dragon is not mentioned: {fired:?}"
+    );
+    assert_eq!(fired.len(), 7);
+    let timed = lore
+        .timed_state
+        .as_ref()
+        .expect("the sticky entry starts a record");
+    assert!(
+        timed
+            .to_js_string()
+            .starts_with(r#"{"sticky":{"Eldoria.7":{"hash":"#)
+    );
+    insta::assert_json_snapshot!(
+        "world_info_placement",
+        texts(&assembled.snapshot.messages[1..])
+            .into_iter()
+            .map(|(role, text)| json!([format!("{role:?}"), text]))
+            .collect::<Vec<_>>()
+    );
+    let activation = assembled.snapshot.world_info.as_ref().unwrap();
+    assert_eq!(activation["entries"].as_array().unwrap().len(), 7);
+    assert_eq!(assembled.snapshot.raw["worldInfoActivation"], *activation);
+    assert_eq!(
+        assembled.snapshot.raw["assembledBy"]["worldInfo"]["skipped"][0]["reason"]["kind"],
+        "noKeyMatch"
+    );
+
+    // A preview activates the same entries and records no timed effect.
+    let preview = assemble_prompt(
+        &fx.ports,
+        PromptRequest {
+            chat: &info(&chat, 2),
+            scene: &scene,
+            input_message_count: 2,
+            generation: GenerationType::Normal,
+            profile: &writer(),
+            model: None,
+            preview: true,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(preview.lore.unwrap().timed_state, None);
+}
+
+#[tokio::test]
+async fn lorebooks_without_engines_are_refused_and_damaged_ones_named() {
+    let mut fx = fixture();
+    fx.lorebooks.put("Eldoria", &eldoria().to_string());
+    fx.ports.lore_engines = None;
+    let chat = character_chat();
+    let err = assemble(&fx, &info(&chat, 0), &scene(), &writer())
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "agent.storage_integrity");
-    assert!(err.to_string().contains("Seraphina.png"), "{err}");
+    assert_eq!(err.code(), "worldinfo.engines_unavailable");
+    let fx = fixture();
+    fx.lorebooks.put("Eldoria", "{\"entries\": \"none\"}");
+    let err = assemble(&fx, &info(&chat, 0), &scene(), &writer())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "worldinfo.book_invalid");
 }
 
 #[tokio::test]
 async fn a_missing_chat_fails_with_the_chat_code() {
     let fx = fixture();
     let chat = character_chat();
-    let err = assemble_prompt(&fx.ports, &info(&chat, 3), 3, &writer())
+    let err = assemble(&fx, &info(&chat, 3), &scene(), &writer())
         .await
         .unwrap_err();
     assert_eq!(err.code(), "chat.not_found");
@@ -343,18 +511,18 @@ async fn profiles_shape_the_system_prompt() {
     });
     assert_eq!(agent_system_prompt(&custom), "You are a terse narrator.");
     assert_eq!(agent_system_prompt(&writer()), DEFAULT_AGENT_SYSTEM_PROMPT);
-    let snapshot = assemble_prompt(&fx.ports, &info(&chat, 0), 0, &custom)
+    let assembled = assemble(&fx, &info(&chat, 0), &scene(), &custom)
         .await
         .unwrap();
     assert_eq!(
-        snapshot.messages[0].text(),
+        assembled.snapshot.messages[0].text(),
         "You are a terse narrator.\n\n## This run\n- Your reply is the file `output/main.md` of \
          your workspace.\n- Publish it to the chat with `workspace_commit`.\n- This run works in \
          the background; publishing is optional."
     );
 
     let unconfigured = profile_with(|d| d.model.mode = ModelMode::RequiresConfiguration);
-    let err = assemble_prompt(&fx.ports, &info(&chat, 0), 0, &unconfigured)
+    let err = assemble(&fx, &info(&chat, 0), &scene(), &unconfigured)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "agent.profile_model_requires_configuration");
@@ -366,7 +534,7 @@ async fn profiles_shape_the_system_prompt() {
             name: "Storyteller".into(),
         });
     });
-    let err = assemble_prompt(&fx.ports, &info(&chat, 0), 0, &preset)
+    let err = assemble(&fx, &info(&chat, 0), &scene(), &preset)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "agent.profile_preset_unsupported");

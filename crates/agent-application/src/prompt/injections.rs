@@ -1,0 +1,225 @@
+//! In-chat injections: prompts SillyTavern places at a depth in the chat history rather than
+//! before it: world-info entries "at depth", the character's depth prompt (creator's note)
+//! and the Author's Note, which carries the "AN top/bottom" world-info entries.
+//!
+//! Depth `d` puts a prompt before the last `d` messages of the history (0: after the last).
+//! At one depth, prompts of one role are joined with a newline in SillyTavern's key order
+//! (the Author's Note, then the depth prompt, then world info), and the role blocks follow
+//! as assistant, user, system, so the system block is nearest the end.
+
+use std::collections::BTreeMap;
+
+use agent_domain::model::AgentModelMessage;
+use agent_domain::worldinfo::PromptRole;
+use serde_json::Value;
+
+use super::lore::RunLore;
+use crate::ports::ChatRole;
+use crate::scene::ChatScene;
+
+/// The Author's Note's key among extension prompts.
+const AUTHORS_NOTE_KEY: &str = "2_floating_prompt";
+/// The character depth prompt's key.
+const DEPTH_PROMPT_KEY: &str = "DEPTH_PROMPT";
+/// SillyTavern's default depth of the Author's Note and the depth prompt.
+const DEFAULT_DEPTH: usize = 4;
+
+/// One prompt to place in the chat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Injection {
+    pub depth: usize,
+    pub role: PromptRole,
+    /// Orders prompts of one depth and role.
+    pub key: String,
+    pub text: String,
+}
+
+/// Where the Author's Note goes (`note_position`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum AuthorsNote {
+    /// Not inserted this time.
+    None,
+    /// In the chat, as an [`Injection`].
+    InChat(Injection),
+    /// With the other prompts before the chat (`note_position` 0 or 2).
+    InPrompt(String),
+}
+
+/// The in-chat prompts of a scene, and where its Author's Note goes. `user_turns` counts
+/// the user's messages so far (the note's `note_interval` counts them).
+pub(super) fn injections(
+    scene: &ChatScene,
+    lore: Option<&RunLore>,
+    user_turns: usize,
+) -> (Vec<Injection>, AuthorsNote) {
+    let mut injections = Vec::new();
+    if let Some(lore) = lore {
+        for block in &lore.activation.placement.depth {
+            injections.push(Injection {
+                depth: usize::try_from(block.depth).unwrap_or(0),
+                role: block.role,
+                key: block.prompt_key(),
+                text: block.content(),
+            });
+        }
+    }
+    if let Some(prompt) = scene
+        .character
+        .as_ref()
+        .and_then(|card| card.depth_prompt.as_ref())
+        .filter(|prompt| !prompt.prompt.trim().is_empty())
+    {
+        injections.push(Injection {
+            depth: usize::try_from(prompt.depth).unwrap_or(DEFAULT_DEPTH),
+            role: prompt_role(prompt.role),
+            key: DEPTH_PROMPT_KEY.to_owned(),
+            text: prompt.prompt.clone(),
+        });
+    }
+    let note = authors_note(scene, lore, user_turns);
+    (injections, note)
+}
+
+/// The Author's Note of the chat (`chat_metadata.note_*`) with the world-info entries placed
+/// around it. It is inserted when its text is not blank and its interval is reached: every
+/// turn for an interval of 0 or 1, else when the user's messages are a multiple of it.
+fn authors_note(scene: &ChatScene, lore: Option<&RunLore>, user_turns: usize) -> AuthorsNote {
+    let meta = &scene.chat_metadata;
+    let number = |key: &str| meta.get(key).and_then(Value::as_u64);
+    let note = meta
+        .get("note_prompt")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let text = match lore {
+        Some(lore) => lore.activation.placement.authors_note_with(note),
+        None => note.to_owned(),
+    };
+    let interval = number("note_interval").unwrap_or(1);
+    let due = interval <= 1 || (user_turns as u64).is_multiple_of(interval);
+    if text.trim().is_empty() || !due {
+        return AuthorsNote::None;
+    }
+    match number("note_position").unwrap_or(1) {
+        1 => AuthorsNote::InChat(Injection {
+            depth: number("note_depth").map_or(DEFAULT_DEPTH, |d| d as usize),
+            role: PromptRole::from_number(number("note_role").map(|r| r as i64)),
+            key: AUTHORS_NOTE_KEY.to_owned(),
+            text,
+        }),
+        _ => AuthorsNote::InPrompt(text),
+    }
+}
+
+/// `history` with `injections` in place.
+pub(super) fn insert(
+    history: Vec<AgentModelMessage>,
+    injections: Vec<Injection>,
+) -> Vec<AgentModelMessage> {
+    let len = history.len();
+    // By position in the history, then role block; each block's prompts keep their keys.
+    let mut blocks: BTreeMap<(usize, u8), Vec<(String, String)>> = BTreeMap::new();
+    let mut roles: BTreeMap<(usize, u8), PromptRole> = BTreeMap::new();
+    for injection in injections {
+        let at = (len - injection.depth.min(len), block_rank(injection.role));
+        blocks
+            .entry(at)
+            .or_default()
+            .push((injection.key, injection.text));
+        roles.insert(at, injection.role);
+    }
+    let mut out = Vec::with_capacity(len + blocks.len());
+    let mut blocks = blocks.into_iter().peekable();
+    let mut emit_at = |position: usize, out: &mut Vec<AgentModelMessage>| {
+        while let Some(((at, rank), _)) = blocks.peek() {
+            if *at != position {
+                break;
+            }
+            let key = (*at, *rank);
+            if let Some((_, mut prompts)) = blocks.next() {
+                prompts.sort_by(|a, b| a.0.cmp(&b.0));
+                let text: Vec<String> = prompts.into_iter().map(|(_, text)| text).collect();
+                let role = roles.get(&key).copied().unwrap_or(PromptRole::System);
+                out.push(message(role, text.join("\n")));
+            }
+        }
+    };
+    for (index, item) in history.into_iter().enumerate() {
+        emit_at(index, &mut out);
+        out.push(item);
+    }
+    emit_at(len, &mut out);
+    out
+}
+
+/// The order of role blocks at one depth: assistant, user, then system nearest the end.
+fn block_rank(role: PromptRole) -> u8 {
+    match role {
+        PromptRole::Assistant => 0,
+        PromptRole::User => 1,
+        PromptRole::System => 2,
+    }
+}
+
+fn message(role: PromptRole, text: String) -> AgentModelMessage {
+    match role {
+        PromptRole::User => AgentModelMessage::user(text),
+        PromptRole::Assistant => AgentModelMessage::assistant(text),
+        PromptRole::System => AgentModelMessage::system(text),
+    }
+}
+
+fn prompt_role(role: ChatRole) -> PromptRole {
+    match role {
+        ChatRole::User => PromptRole::User,
+        ChatRole::Assistant => PromptRole::Assistant,
+        ChatRole::System => PromptRole::System,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_domain::model::ModelRole;
+
+    use super::*;
+
+    fn injection(depth: usize, role: PromptRole, key: &str, text: &str) -> Injection {
+        Injection {
+            depth,
+            role,
+            key: key.into(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn prompts_go_before_the_last_depth_messages_in_sillytaverns_block_order() {
+        let history = vec![
+            AgentModelMessage::user("u1"),
+            AgentModelMessage::assistant("a1"),
+            AgentModelMessage::user("u2"),
+        ];
+        let placed = insert(
+            history,
+            vec![
+                injection(1, PromptRole::System, "customDepthWI_1_0", "wi"),
+                injection(1, PromptRole::System, AUTHORS_NOTE_KEY, "note"),
+                injection(1, PromptRole::User, "customDepthWI_1_1", "as user"),
+                injection(0, PromptRole::System, DEPTH_PROMPT_KEY, "last"),
+                injection(9, PromptRole::Assistant, "customDepthWI_9_2", "deep"),
+            ],
+        );
+        let shown: Vec<(ModelRole, String)> = placed.iter().map(|m| (m.role, m.text())).collect();
+        assert_eq!(
+            shown,
+            [
+                (ModelRole::Assistant, "deep".to_owned()),
+                (ModelRole::User, "u1".to_owned()),
+                (ModelRole::Assistant, "a1".to_owned()),
+                (ModelRole::User, "as user".to_owned()),
+                (ModelRole::System, "note\nwi".to_owned()),
+                (ModelRole::User, "u2".to_owned()),
+                (ModelRole::System, "last".to_owned()),
+            ]
+        );
+    }
+}
