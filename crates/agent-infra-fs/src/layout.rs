@@ -8,7 +8,7 @@
 //! <data>/User Avatars/<avatar>                 SillyTavern persona avatars
 //! <data>/worlds/<name>.json                    SillyTavern lorebooks
 //! <data>/groups/<id>.json                      SillyTavern groups
-//! <data>/_tauritavern/
+//! <data>/_tauritavern/                        (on a TauriTavern install: <data>/../_tauritavern/)
 //!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
 //!   agent-workspaces/index/run-summaries/<run>.json
 //!   agent-workspaces/chats/<ws>/runs/<run>/    one run (see `RunDir`)
@@ -26,15 +26,32 @@ use std::path::{Path, PathBuf};
 use agent_domain::connection::ConnectionName;
 use agent_domain::run::{RunId, StateId, WorkspaceId};
 
+/// The folder of everything that is ours rather than SillyTavern's.
+const OURS: &str = "_tauritavern";
+
 /// The root of a SillyTavern-shaped user data directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataDir {
     root: PathBuf,
+    /// Where `_tauritavern/` is (see [`DataDir::new`]).
+    tauritavern: PathBuf,
 }
 
 impl DataDir {
+    /// The user folder `root` (the one holding `chats/`). Our data lives in
+    /// `<root>/_tauritavern/`, except on a TauriTavern install, which keeps `_tauritavern/`
+    /// next to its user folders (`data/_tauritavern/` beside `data/default-user/`): when
+    /// `root` has no `_tauritavern/` of its own and its parent has one, that one is used, so
+    /// our runs, profiles, skills and connections are TauriTavern's.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        let root = root.into();
+        let own = root.join(OURS);
+        let beside = root.parent().map(|parent| parent.join(OURS));
+        let tauritavern = match beside {
+            Some(beside) if !own.exists() && beside.is_dir() => beside,
+            _ => own,
+        };
+        Self { root, tauritavern }
     }
 
     pub fn root(&self) -> &Path {
@@ -75,7 +92,7 @@ impl DataDir {
     }
 
     pub fn tauritavern(&self) -> PathBuf {
-        self.root.join("_tauritavern")
+        self.tauritavern.clone()
     }
 
     pub fn agent_workspaces(&self) -> PathBuf {
@@ -233,6 +250,25 @@ impl RunDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tauritavern_install_keeps_our_folder_beside_the_user_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("data/default-user");
+        std::fs::create_dir_all(user.join("chats")).unwrap();
+        assert_eq!(DataDir::new(&user).tauritavern(), user.join(OURS));
+        std::fs::create_dir_all(dir.path().join("data").join(OURS)).unwrap();
+        assert_eq!(
+            DataDir::new(&user).tauritavern(),
+            dir.path().join("data").join(OURS)
+        );
+        std::fs::create_dir_all(user.join(OURS)).unwrap();
+        assert_eq!(
+            DataDir::new(&user).tauritavern(),
+            user.join(OURS),
+            "the user folder's own wins"
+        );
+    }
 
     #[test]
     fn paths() {

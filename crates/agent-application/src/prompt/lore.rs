@@ -202,7 +202,10 @@ pub(super) fn scan(
         macros: &macros,
     };
     let activation = activate(&entries, settings, &input, &mut engines);
-    let changed = input.timed_state.as_ref() != Some(&activation.timed_state);
+    let changed = match &input.timed_state {
+        Some(before) => *before != activation.timed_state,
+        None => has_records(&activation.timed_state),
+    };
     let timed_state =
         (!request.preview && changed).then(|| timed_state_for_chat(&activation.timed_state));
     Ok(RunLore {
@@ -211,6 +214,15 @@ pub(super) fn scan(
         timestamp_ms: sources.clock.now_millis(),
         trigger,
         timed_state,
+    })
+}
+
+/// Whether a timed state holds any record (a chat without one gains none for nothing).
+fn has_records(state: &Value) -> bool {
+    state.as_object().is_some_and(|state| {
+        state
+            .values()
+            .any(|records| records.as_object().is_none_or(|r| !r.is_empty()))
     })
 }
 
