@@ -332,3 +332,35 @@ fn tauritaverns_skills_are_visible_to_runs_and_the_cli() {
     .unwrap();
     assert_eq!(index, original, "a run never rewrites TauriTavern's index");
 }
+
+#[test]
+fn skills_in_the_old_flat_layout_are_listed_and_moved_into_tauritaverns() {
+    let corpus = Corpus::new();
+    let skills = corpus.ours().join("skills");
+    std::fs::remove_dir_all(&skills).unwrap();
+    let flat = skills.join("installed/tea");
+    std::fs::create_dir_all(&flat).unwrap();
+    std::fs::write(
+        flat.join("SKILL.md"),
+        "---\nname: tea\ndescription: >\n  Brewing tea\n  for travellers.\n---\n# Tea\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(skills.join("index")).unwrap();
+    std::fs::write(
+        skills.join("index/skills.json"),
+        r#"[{"name": "tea", "description": "Brewing tea for travellers.", "files": ["SKILL.md"]}]"#,
+    )
+    .unwrap();
+    corpus
+        .cmd()
+        .args(["skills", "list"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("tea   global  Brewing tea for travellers."));
+    assert!(skills.join("installed/global/tea/SKILL.md").is_file(), "moved");
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(skills.join("index/skills.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["version"], 2, "never a bare array again: {index}");
+    assert_eq!(index["skills"][0]["name"], "tea");
+}
