@@ -356,8 +356,13 @@ fn skills_in_the_old_flat_layout_are_listed_and_moved_into_tauritaverns() {
         .args(["skills", "list"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("tea   global  Brewing tea for travellers."));
-    assert!(skills.join("installed/global/tea/SKILL.md").is_file(), "moved");
+        .stdout(predicates::str::contains(
+            "tea   global  Brewing tea for travellers.",
+        ));
+    assert!(
+        skills.join("installed/global/tea/SKILL.md").is_file(),
+        "moved"
+    );
     let index: Value =
         serde_json::from_str(&std::fs::read_to_string(skills.join("index/skills.json")).unwrap())
             .unwrap();

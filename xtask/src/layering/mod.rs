@@ -1,4 +1,4 @@
-//! The layering check (DESIGN.md §2): crate dependency rules over `cargo metadata`, plus a
+//! The layering check (`docs/ARCHITECTURE.md`): crate dependency rules over `cargo metadata`, plus a
 //! scan of the pure crates' sources for I/O, processes and clock reads.
 //!
 //! [`run`] does the I/O (runs `cargo metadata`, reads source files); the rules themselves are

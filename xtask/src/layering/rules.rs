@@ -1,4 +1,4 @@
-//! The layering rules as data (DESIGN.md §2) and the pure dependency check over them.
+//! The layering rules as data (`docs/ARCHITECTURE.md`) and the pure dependency check over them.
 //!
 //! To add a crate: add a [`CrateRule`] to [`RULES`]. Dev-dependencies are always exempt;
 //! normal and build dependencies are checked.

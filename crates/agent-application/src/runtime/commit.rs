@@ -1,4 +1,4 @@
-//! Publishing a workspace file as the run's chat message (facts §10): explicit
+//! Publishing a workspace file as the run's chat message (TauriTavern's commit protocol): explicit
 //! `workspace.commit` calls and automatic publishes share one path.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The end of a run (facts §4): a completed loop is finalised (persist promotion, the
+//! The end of a run, in TauriTavern's order: a completed loop is finalised (persist promotion, the
 //! state id recorded on the chat message), then every ending is journaled — the
 //! invocation's terminal status, the run's terminal status and its terminal event — and
 //! the run's summary stored.

@@ -1,4 +1,4 @@
-//! Everything between `run_created` and the first model call (facts §4, "background
+//! Everything between `run_created` and the first model call (TauriTavern's order, "background
 //! body"): the workspace and its frozen inputs, the root invocation, the persist
 //! projection, skills, the model binding, and the tool snapshot with its machine.
 

@@ -1,4 +1,4 @@
-//! Starting a run: every check first (TauriTavern's order, facts §4), then the run record
+//! Starting a run: every check first (TauriTavern's order), then the run record
 //! and its first events, then a task the host spawns to drive it.
 
 use std::sync::Arc;
