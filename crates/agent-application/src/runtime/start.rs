@@ -28,7 +28,7 @@ use crate::profiles::ProfileService;
 use crate::prompt::{
     AssembledPrompt, PromptInput, PromptPorts, PromptRequest, PromptSnapshot, assemble_prompt,
 };
-use crate::scene::{SceneRequest, gather};
+use crate::scene::{ChatScene, SceneError, SceneRequest, gather};
 
 /// What a host asks to preview: the prompt a run would start from.
 #[derive(Debug, Clone)]
@@ -53,15 +53,7 @@ pub(super) async fn preview(
         .await?;
     let chat = ports.chats.open(&request.chat).await?;
     let (generation, input_count) = frozen_prefix(shared, &chat, request.generation_type).await?;
-    let scene = gather(
-        &shared.user_data,
-        ports.chats.as_ref(),
-        ports.clock.as_ref(),
-        &chat,
-        input_count,
-        &request.scene,
-    )
-    .await?;
+    let scene = gather_scene(shared, &chat, input_count, &request.scene).await?;
     Ok(assemble_prompt(
         &prompt_ports(shared),
         PromptRequest {
@@ -79,6 +71,25 @@ pub(super) async fn preview(
 
 /// The chat metadata key of world info's timed effects.
 const TIMED_WORLD_INFO: &str = "timedWorldInfo";
+
+/// Who is in `chat`, whose frozen prefix is its first `prefix` messages.
+async fn gather_scene(
+    shared: &Shared,
+    chat: &ChatInfo,
+    prefix: usize,
+    request: &SceneRequest,
+) -> Result<ChatScene, SceneError> {
+    let ports = &shared.ports;
+    gather(
+        &shared.user_data,
+        ports.chats.as_ref(),
+        ports.clock.as_ref(),
+        chat,
+        prefix,
+        request,
+    )
+    .await
+}
 
 /// The assembler's ports, from the runtime's.
 pub(super) fn prompt_ports(shared: &Shared) -> PromptPorts {
@@ -219,15 +230,7 @@ pub(super) async fn start_run(
         frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;
     // 4. Who is in the chat, and the prompt.
-    let scene = gather(
-        &shared.user_data,
-        ports.chats.as_ref(),
-        ports.clock.as_ref(),
-        &chat,
-        input_count,
-        &request.scene,
-    )
-    .await?;
+    let scene = gather_scene(shared, &chat, input_count, &request.scene).await?;
     let (prompt, commit_metadata) = match validated {
         Some(snapshot) => (snapshot, Vec::new()),
         None => {

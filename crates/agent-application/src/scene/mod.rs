@@ -101,15 +101,8 @@ pub async fn gather(
         .map_err(SceneError::Settings)?;
     let (character, author, group, chat_metadata) = match &chat.chat {
         ChatRef::Character { character_id, .. } => {
-            let card = user_data
-                .characters
-                .load(character_id)
-                .await
-                .map_err(SceneError::Card)?;
-            let name = card
-                .as_ref()
-                .map(|card| display_name(&card.name))
-                .filter(|name| !name.is_empty())
+            let card = load_card(user_data, character_id).await?;
+            let name = card_name(card.as_ref())
                 .or_else(|| chat.character_name.clone())
                 .unwrap_or_else(|| character_id.clone());
             let author = ReplyAuthor {
@@ -201,16 +194,8 @@ async fn speaker(
     let mut cards = Vec::new();
     for avatar in &group.members {
         let stem = avatar.strip_suffix(".png").unwrap_or(avatar);
-        let card = user_data
-            .characters
-            .load(stem)
-            .await
-            .map_err(SceneError::Card)?;
-        let name = card
-            .as_ref()
-            .map(|card| display_name(&card.name))
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| stem.to_owned());
+        let card = load_card(user_data, stem).await?;
+        let name = card_name(card.as_ref()).unwrap_or_else(|| stem.to_owned());
         members.push(GroupMember {
             avatar: avatar.clone(),
             name,
@@ -242,6 +227,23 @@ async fn speaker(
         members,
     };
     Ok((cards.swap_remove(at), author, Some(scene)))
+}
+
+async fn load_card(
+    user_data: &UserDataPorts,
+    character_id: &str,
+) -> Result<Option<CharacterCard>, SceneError> {
+    user_data
+        .characters
+        .load(character_id)
+        .await
+        .map_err(SceneError::Card)
+}
+
+/// The name a card gives its character (as SillyTavern shows it), unless blank.
+fn card_name(card: Option<&CharacterCard>) -> Option<String> {
+    card.map(|card| display_name(&card.name))
+        .filter(|name| !name.is_empty())
 }
 
 /// The speaker of a group chat whose group file is gone: the member asked for, else the

@@ -1,4 +1,4 @@
-//! Google Gemini Interactions (wire-formats §5): `POST {base}/v1beta/interactions`, in two
+//! Google Gemini Interactions: `POST {base}/v1beta/interactions`, in two
 //! modes a connection chooses.
 //!
 //! * **Stateless** (the default; the adapter sends `store: false`, because the server's own

@@ -26,7 +26,7 @@ const OWNED_FIELDS: &[&str] = &[
 ];
 
 /// Keys of a replayed reasoning item that are never sent back: the raw reasoning text is
-/// rejected on input (wire-formats §2.3, R-14).
+/// rejected on input.
 const DROPPED_REASONING_KEYS: &[&str] = &["content"];
 
 /// Encodes `request` for `model`.

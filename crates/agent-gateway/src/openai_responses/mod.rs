@@ -1,4 +1,4 @@
-//! OpenAI Responses (wire-formats §2) over HTTP, in two modes a connection chooses.
+//! OpenAI Responses over HTTP, in two modes a connection chooses.
 //!
 //! * **Stateless** (the default, `store: false`): every request carries the whole
 //!   transcript and asks for `include: ["reasoning.encrypted_content"]`; the reasoning items
