@@ -276,6 +276,46 @@ fn a_group_reply_is_written_by_the_member_who_speaks() {
 }
 
 #[test]
+fn a_group_swipe_speaks_as_the_member_who_wrote_the_message() {
+    let corpus = Corpus::new();
+    corpus
+        .run(
+            GROUP_CHAT,
+            &reply_script("*Seraphina listens.*"),
+            &["--as", "Seraphina.png"],
+        )
+        .success();
+    let count = corpus.lines(GROUP_CHAT).len();
+    // Bram spoke last before Seraphina's reply; the swipe is still Seraphina's.
+    corpus
+        .run(
+            GROUP_CHAT,
+            &reply_script("*Seraphina hums along.*"),
+            &["--generation-type", "swipe"],
+        )
+        .success();
+    assert_eq!(corpus.lines(GROUP_CHAT).len(), count);
+    let message = last_message(&corpus, GROUP_CHAT);
+    assert_eq!(message["name"], "Seraphina");
+    assert_eq!(message["original_avatar"], "Seraphina.png");
+    assert_eq!(
+        message["swipes"],
+        json!(["*Seraphina listens.*", "*Seraphina hums along.*"])
+    );
+
+    let refused = corpus
+        .run(
+            GROUP_CHAT,
+            &reply_script("x"),
+            &["--generation-type", "regenerate", "--as", "bram"],
+        )
+        .code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(stderr.contains("chat.member_mismatch"), "{stderr}");
+    assert_eq!(corpus.lines(GROUP_CHAT).len(), count, "nothing written");
+}
+
+#[test]
 fn prompt_build_says_which_entries_fired_and_why() {
     let corpus = Corpus::new();
     let assert = corpus

@@ -28,14 +28,15 @@ use agent_domain::sillytavern::expand_macros;
 use agent_domain::tool::BuiltinTool;
 use serde_json::json;
 
+use super::authors_note::{self, AuthorsNote, NoteTurn};
 use super::card::{render_card, render_examples, render_persona};
-use super::history::{newest, to_model_message, visible_messages, wanted};
-use super::injections::{AuthorsNote, injections, insert};
+use super::history::{newest, to_model_message, user_messages, visible_messages, wanted};
+use super::injections::{depth_prompt, injections, insert};
 use super::lore::{LoreRequest, LoreSources, RunLore, books, names_with_outlets, scan};
 use super::openai::to_openai;
 use super::system::{agent_system_prompt, run_note};
 use super::{PromptError, PromptSnapshot};
-use crate::ports::{ChatInfo, ChatRole, ChatStore, Clock, LoreEngines, Lorebooks, Rng};
+use crate::ports::{ChatInfo, ChatStore, Clock, LoreEngines, Lorebooks, Rng};
 use crate::scene::ChatScene;
 
 /// The ports the assembler reads.
@@ -62,7 +63,11 @@ pub struct PromptRequest<'a> {
     pub scene: &'a ChatScene,
     /// The frozen prefix: the first messages the run may read.
     pub input_message_count: usize,
+    /// What the run does.
     pub generation: GenerationType,
+    /// What the host asked for: world-info entries limited to `regenerate` fire for a
+    /// regenerate that became a normal reply, as SillyTavern's do.
+    pub requested: GenerationType,
     pub profile: &'a ResolvedAgentProfile,
     /// The model the run calls; its tokenizer counts the world-info budget.
     pub model: Option<&'a str>,
@@ -107,7 +112,7 @@ pub async fn assemble_prompt(
     };
     let lore_request = LoreRequest {
         scene,
-        generation: request.generation,
+        generation: request.requested,
         model: request.model,
         preview: request.preview,
     };
@@ -118,14 +123,28 @@ pub async fn assemble_prompt(
         Some(_) => visible_messages(ports.chats.as_ref(), &chat.chat, prefix, None).await?,
         None => visible_messages(ports.chats.as_ref(), &chat.chat, prefix, want).await?,
     };
+    let users = match authors_note::interval(scene) > 1 {
+        true => user_messages(ports.chats.as_ref(), &chat.chat, prefix).await?,
+        false => 0,
+    };
+    let note_turn = authors_note::this_turn(scene, users);
     let lore = match &lore_books {
-        Some(lore_books) => Some(scan(&sources, &lore_request, lore_books, &visible)?),
+        Some(lore_books) => {
+            let scanned = scanned_prompts(scene, note_turn.as_ref());
+            Some(scan(
+                &sources,
+                &lore_request,
+                lore_books,
+                &visible,
+                scanned,
+            )?)
+        }
         None => None,
     };
     let history = newest(&visible, want);
     let is_group = matches!(chat.chat, ChatRef::Group { .. });
-    let user_turns = visible.iter().filter(|m| m.role == ChatRole::User).count();
-    let (in_chat, note) = injections(scene, lore.as_ref(), user_turns);
+    let mut in_chat = injections(scene, lore.as_ref());
+    let note = note_turn.map_or(AuthorsNote::None, |turn| turn.placed(lore.as_ref()));
 
     let mut messages = vec![AgentModelMessage::system(format!(
         "{}\n\n{}",
@@ -139,9 +158,8 @@ pub async fn assemble_prompt(
         .iter()
         .map(|message| to_model_message(message, is_group))
         .collect();
-    let mut in_chat = in_chat;
-    if let AuthorsNote::InChat(injection) = note {
-        in_chat.push(injection);
+    if let AuthorsNote::InChat(injection) = &note {
+        in_chat.push(injection.clone());
     }
     history_messages = insert(history_messages, in_chat);
     messages.extend(history_messages);
@@ -189,6 +207,17 @@ pub async fn assemble_prompt(
         },
         lore,
     })
+}
+
+/// The prompts world info scans besides the chat when `allowWIScan` is on: the character's
+/// depth prompt, then the Author's Note of this turn (without its world-info entries).
+fn scanned_prompts(scene: &ChatScene, note: Option<&NoteTurn>) -> Vec<String> {
+    if !authors_note::scanned_by_world_info(scene) {
+        return Vec::new();
+    }
+    let depth = depth_prompt(scene).map(|prompt| prompt.prompt.clone());
+    let note = note.map(|turn| turn.text.clone());
+    depth.into_iter().chain(note).collect()
 }
 
 /// The system prompts about the scene, in SillyTavern's default order; empty ones left out.

@@ -52,6 +52,24 @@ pub(super) async fn visible_messages(
     Ok(newest_first)
 }
 
+/// How many of the first `prefix` messages the user wrote, hidden ones included (what the
+/// Author's Note interval counts).
+pub(super) async fn user_messages(
+    chats: &dyn ChatStore,
+    chat: &ChatRef,
+    prefix: usize,
+) -> Result<usize, ChatError> {
+    let mut count = 0;
+    let mut start = 0;
+    while start < prefix {
+        let end = prefix.min(start + PAGE.1);
+        let page = chats.read_messages(chat, start..end).await?;
+        count += page.iter().filter(|m| m.role == ChatRole::User).count();
+        start = end;
+    }
+    Ok(count)
+}
+
 /// The newest `want` of `messages` (all for `None`).
 pub(super) fn newest(messages: &[ChatMessage], want: Option<usize>) -> &[ChatMessage] {
     let keep = want.map_or(messages.len(), |n| n.min(messages.len()));

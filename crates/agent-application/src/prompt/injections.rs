@@ -1,6 +1,6 @@
 //! In-chat injections: prompts SillyTavern places at a depth in the chat history rather than
 //! before it: world-info entries "at depth", the character's depth prompt (creator's note)
-//! and the Author's Note, which carries the "AN top/bottom" world-info entries.
+//! and the Author's Note (which `authors_note` decides).
 //!
 //! Depth `d` puts a prompt before the last `d` messages of the history (0: after the last).
 //! At one depth, prompts of one role are joined with a newline in SillyTavern's key order
@@ -11,18 +11,15 @@ use std::collections::BTreeMap;
 
 use agent_domain::model::AgentModelMessage;
 use agent_domain::worldinfo::PromptRole;
-use serde_json::Value;
 
 use super::lore::RunLore;
-use crate::ports::ChatRole;
+use crate::ports::{ChatRole, DepthPrompt};
 use crate::scene::ChatScene;
 
-/// The Author's Note's key among extension prompts.
-const AUTHORS_NOTE_KEY: &str = "2_floating_prompt";
 /// The character depth prompt's key.
 const DEPTH_PROMPT_KEY: &str = "DEPTH_PROMPT";
 /// SillyTavern's default depth of the Author's Note and the depth prompt.
-const DEFAULT_DEPTH: usize = 4;
+pub(super) const DEFAULT_DEPTH: usize = 4;
 
 /// One prompt to place in the chat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,24 +31,9 @@ pub(super) struct Injection {
     pub text: String,
 }
 
-/// Where the Author's Note goes (`note_position`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum AuthorsNote {
-    /// Not inserted this time.
-    None,
-    /// In the chat, as an [`Injection`].
-    InChat(Injection),
-    /// With the other prompts before the chat (`note_position` 0 or 2).
-    InPrompt(String),
-}
-
-/// The in-chat prompts of a scene, and where its Author's Note goes. `user_turns` counts
-/// the user's messages so far (the note's `note_interval` counts them).
-pub(super) fn injections(
-    scene: &ChatScene,
-    lore: Option<&RunLore>,
-    user_turns: usize,
-) -> (Vec<Injection>, AuthorsNote) {
+/// The in-chat prompts of a scene besides the Author's Note: world info at depth and the
+/// character's depth prompt.
+pub(super) fn injections(scene: &ChatScene, lore: Option<&RunLore>) -> Vec<Injection> {
     let mut injections = Vec::new();
     if let Some(lore) = lore {
         for block in &lore.activation.placement.depth {
@@ -63,12 +45,7 @@ pub(super) fn injections(
             });
         }
     }
-    if let Some(prompt) = scene
-        .character
-        .as_ref()
-        .and_then(|card| card.depth_prompt.as_ref())
-        .filter(|prompt| !prompt.prompt.trim().is_empty())
-    {
+    if let Some(prompt) = depth_prompt(scene) {
         injections.push(Injection {
             depth: usize::try_from(prompt.depth).unwrap_or(DEFAULT_DEPTH),
             role: prompt_role(prompt.role),
@@ -76,38 +53,16 @@ pub(super) fn injections(
             text: prompt.prompt.clone(),
         });
     }
-    let note = authors_note(scene, lore, user_turns);
-    (injections, note)
+    injections
 }
 
-/// The Author's Note of the chat (`chat_metadata.note_*`) with the world-info entries placed
-/// around it. It is inserted when its text is not blank and its interval is reached: every
-/// turn for an interval of 0 or 1, else when the user's messages are a multiple of it.
-fn authors_note(scene: &ChatScene, lore: Option<&RunLore>, user_turns: usize) -> AuthorsNote {
-    let meta = &scene.chat_metadata;
-    let number = |key: &str| meta.get(key).and_then(Value::as_u64);
-    let note = meta
-        .get("note_prompt")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let text = match lore {
-        Some(lore) => lore.activation.placement.authors_note_with(note),
-        None => note.to_owned(),
-    };
-    let interval = number("note_interval").unwrap_or(1);
-    let due = interval <= 1 || (user_turns as u64).is_multiple_of(interval);
-    if text.trim().is_empty() || !due {
-        return AuthorsNote::None;
-    }
-    match number("note_position").unwrap_or(1) {
-        1 => AuthorsNote::InChat(Injection {
-            depth: number("note_depth").map_or(DEFAULT_DEPTH, |d| d as usize),
-            role: PromptRole::from_number(number("note_role").map(|r| r as i64)),
-            key: AUTHORS_NOTE_KEY.to_owned(),
-            text,
-        }),
-        _ => AuthorsNote::InPrompt(text),
-    }
+/// The character's depth prompt, unless blank.
+pub(super) fn depth_prompt(scene: &ChatScene) -> Option<&DepthPrompt> {
+    scene
+        .character
+        .as_ref()
+        .and_then(|card| card.depth_prompt.as_ref())
+        .filter(|prompt| !prompt.prompt.trim().is_empty())
 }
 
 /// `history` with `injections` in place.
@@ -202,7 +157,7 @@ mod tests {
             history,
             vec![
                 injection(1, PromptRole::System, "customDepthWI_1_0", "wi"),
-                injection(1, PromptRole::System, AUTHORS_NOTE_KEY, "note"),
+                injection(1, PromptRole::System, "2_floating_prompt", "note"),
                 injection(1, PromptRole::User, "customDepthWI_1_1", "as user"),
                 injection(0, PromptRole::System, DEPTH_PROMPT_KEY, "last"),
                 injection(9, PromptRole::Assistant, "customDepthWI_9_2", "deep"),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agent_domain::json::OrderedJson;
 use agent_domain::run::GenerationType;
-use agent_domain::sillytavern::{MacroNames, expand_macros};
+use agent_domain::sillytavern::{MacroNames, card_stem, expand_macros};
 use agent_domain::worldinfo::{
     BookSelection, BookSources, Chance, CharacterContext, GenerationTrigger, GlobalScanData,
     ScanEngines, ScanInput, ScanMessage, WorldBook, WorldInfoActivation, WorldInfoSettings,
@@ -90,6 +90,8 @@ pub(super) struct LoreSources<'a> {
 /// What a scan is for.
 pub(super) struct LoreRequest<'a> {
     pub scene: &'a ChatScene,
+    /// The generation type the host asked for (entries' `triggers` see a regenerate as one
+    /// even when it became a normal reply).
     pub generation: GenerationType,
     /// The model the run calls, whose tokenizer counts the budget.
     pub model: Option<&'a str>,
@@ -114,7 +116,7 @@ pub(super) async fn books(
     let settings = WorldInfoSettings::from_settings_json(&settings_value);
     let available = sources.lorebooks.list().await.map_err(lore_error)?;
     let card = scene.character.as_ref();
-    let stem = card.map(|c| avatar_stem(&c.avatar));
+    let stem = card.map(|c| card_stem(&c.avatar));
     let extra = stem.map_or(&[][..], |stem| settings.extra_books_for(stem));
     let chat_world = scene
         .chat_metadata
@@ -144,12 +146,14 @@ pub(super) async fn books(
     }))
 }
 
-/// Runs the scan over `messages` (the prompt's chat, oldest first, hidden messages left out).
+/// Runs the scan over `messages` (the prompt's chat, oldest first, hidden messages left out)
+/// and the prompts registered for scanning (`injected`, macros not yet expanded).
 pub(super) fn scan(
     sources: &LoreSources<'_>,
     request: &LoreRequest<'_>,
     lore: &LoreBooks,
     messages: &[ChatMessage],
+    injected: Vec<String>,
 ) -> Result<RunLore, PromptError> {
     let settings = &lore.settings;
     let scene = request.scene;
@@ -163,6 +167,8 @@ pub(super) fn scan(
     let card = scene.character.as_ref();
     let settings_value = scene.settings.clone().unwrap_or(Value::Null);
     let trigger = GenerationTrigger::from_generation_type(request.generation.as_str());
+    let names = scene.macro_names();
+    let macros = |text: &str| expand_macros(text, &names);
     let input = ScanInput {
         messages: messages
             .iter()
@@ -181,10 +187,10 @@ pub(super) fn scan(
                 .and_then(|c| c.creator_notes.clone())
                 .unwrap_or_default(),
         },
-        injections: Vec::new(),
+        injections: injected.iter().map(|text| macros(text)).collect(),
         trigger,
         character: CharacterContext {
-            avatar_stem: card.map(|c| avatar_stem(&c.avatar).to_owned()),
+            avatar_stem: card.map(|c| card_stem(&c.avatar).to_owned()),
             tags: card.and_then(|c| tags_of(&settings_value, &c.avatar)),
         },
         max_prompt_tokens: max_prompt_tokens(&settings_value),
@@ -192,8 +198,6 @@ pub(super) fn scan(
         dry_run: request.preview,
         forced: Vec::new(),
     };
-    let names = scene.macro_names();
-    let macros = |text: &str| expand_macros(text, &names);
     let mut chance = RngChance(sources.rng);
     let mut engines = ScanEngines {
         regex: engines.regex(),
@@ -233,11 +237,6 @@ impl Chance for RngChance<'_> {
     fn next_unit(&mut self) -> f64 {
         self.0.unit()
     }
-}
-
-/// A card file name without its extension (`Seraphina` for `Seraphina.png`).
-fn avatar_stem(avatar: &str) -> &str {
-    avatar.rsplit_once('.').map_or(avatar, |(stem, _)| stem)
 }
 
 /// The tag ids SillyTavern's `tag_map` files under a card's avatar; `None` when it has no

@@ -12,6 +12,7 @@
 //! Agent system prompt wherever its preset placed it. Only the assembler adds it.
 
 mod assemble;
+mod authors_note;
 mod card;
 mod error;
 mod history;

@@ -28,7 +28,7 @@ use crate::profiles::ProfileService;
 use crate::prompt::{
     AssembledPrompt, PromptInput, PromptPorts, PromptRequest, PromptSnapshot, assemble_prompt,
 };
-use crate::scene::{ChatScene, SceneError, SceneRequest, gather};
+use crate::scene::{ChatScene, SceneError, SceneFrame, SceneRequest, gather};
 
 /// What a host asks to preview: the prompt a run would start from.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub(super) async fn preview(
         .await?;
     let chat = ports.chats.open(&request.chat).await?;
     let (generation, input_count) = frozen_prefix(shared, &chat, request.generation_type).await?;
-    let scene = gather_scene(shared, &chat, input_count, &request.scene).await?;
+    let scene = gather_scene(shared, &chat, generation, input_count, &request.scene).await?;
     Ok(assemble_prompt(
         &prompt_ports(shared),
         PromptRequest {
@@ -61,6 +61,7 @@ pub(super) async fn preview(
             scene: &scene,
             input_message_count: input_count,
             generation,
+            requested: request.generation_type,
             profile: &profile,
             model: request.model.as_deref(),
             preview: true,
@@ -72,20 +73,26 @@ pub(super) async fn preview(
 /// The chat metadata key of world info's timed effects.
 const TIMED_WORLD_INFO: &str = "timedWorldInfo";
 
-/// Who is in `chat`, whose frozen prefix is its first `prefix` messages.
+/// Who is in `chat` for a run of `generation` whose frozen prefix is its first `prefix`
+/// messages.
 async fn gather_scene(
     shared: &Shared,
     chat: &ChatInfo,
+    generation: GenerationType,
     prefix: usize,
     request: &SceneRequest,
 ) -> Result<ChatScene, SceneError> {
     let ports = &shared.ports;
+    let frame = SceneFrame {
+        prefix,
+        swipes_next: generation.adds_swipe(),
+    };
     gather(
         &shared.user_data,
         ports.chats.as_ref(),
         ports.clock.as_ref(),
         chat,
-        prefix,
+        frame,
         request,
     )
     .await
@@ -230,7 +237,7 @@ pub(super) async fn start_run(
         frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;
     // 4. Who is in the chat, and the prompt.
-    let scene = gather_scene(shared, &chat, input_count, &request.scene).await?;
+    let scene = gather_scene(shared, &chat, generation_type, input_count, &request.scene).await?;
     let (prompt, commit_metadata) = match validated {
         Some(snapshot) => (snapshot, Vec::new()),
         None => {
@@ -241,6 +248,7 @@ pub(super) async fn start_run(
                     scene: &scene,
                     input_message_count: input_count,
                     generation: generation_type,
+                    requested: request.generation_type,
                     profile: &profile,
                     model: request.model_label.model.as_deref(),
                     preview: false,

@@ -14,8 +14,8 @@ use std::collections::HashSet;
 
 use agent_domain::event::ChatRef;
 use agent_domain::sillytavern::{
-    GroupMember, MacroNames, Persona, PersonaTarget, SpokenBy, choose_speaker, display_name,
-    resolve_persona,
+    GroupMember, MacroNames, Persona, PersonaTarget, SpokenBy, card_stem, choose_speaker,
+    display_name, resolve_persona,
 };
 use serde_json::Value;
 
@@ -85,13 +85,23 @@ impl ChatScene {
     }
 }
 
-/// Gathers the scene of `chat`, whose frozen prefix is its first `prefix` messages.
+/// Which messages of a chat a run stands on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SceneFrame {
+    /// The run's frozen prefix: the chat's first `prefix` messages.
+    pub prefix: usize,
+    /// Whether the run adds a swipe to the message right after the prefix (a regenerate or
+    /// a swipe): in a group chat, the member who wrote it speaks again.
+    pub swipes_next: bool,
+}
+
+/// Gathers the scene of `chat` for a run standing on `frame`.
 pub async fn gather(
     user_data: &UserDataPorts,
     chats: &dyn ChatStore,
     clock: &dyn Clock,
     chat: &ChatInfo,
-    prefix: usize,
+    frame: SceneFrame,
     request: &SceneRequest,
 ) -> Result<ChatScene, SceneError> {
     let settings = user_data
@@ -117,7 +127,7 @@ pub async fn gather(
                 .find_by_chat(chat_id)
                 .await
                 .map_err(SceneError::Group)?;
-            let recent = recent_messages(chats, &chat.chat, prefix).await?;
+            let recent = recent_messages(chats, &chat.chat, frame).await?;
             let metadata = match &found {
                 Some(group) if !chat.has_header => group
                     .chat_metadata(chat_id)
@@ -126,7 +136,12 @@ pub async fn gather(
             };
             let (card, author, group) = match found {
                 Some(group) => {
-                    speaker(user_data, &group, &recent, request, clock.now_millis()).await?
+                    let cast = Cast {
+                        group: &group,
+                        recent: &recent,
+                        swipes_newest: frame.swipes_next,
+                    };
+                    speaker(user_data, cast, request, clock.now_millis()).await?
                 }
                 None => (None, unknown_group_speaker(&recent, request), None),
             };
@@ -182,18 +197,27 @@ pub async fn gather(
     })
 }
 
+/// A group and what its chat shows of who spoke.
+struct Cast<'a> {
+    group: &'a Group,
+    /// The chat's last messages, newest first.
+    recent: &'a [ChatMessage],
+    /// Whether the newest of `recent` is the message the run adds a swipe to.
+    swipes_newest: bool,
+}
+
 /// The member a group run speaks as, with its card and the group's members.
 async fn speaker(
     user_data: &UserDataPorts,
-    group: &Group,
-    recent: &[ChatMessage],
+    cast: Cast<'_>,
     request: &SceneRequest,
     now_millis: u64,
 ) -> Result<(Option<CharacterCard>, ReplyAuthor, Option<GroupScene>), SceneError> {
+    let group = cast.group;
     let mut members = Vec::new();
     let mut cards = Vec::new();
     for avatar in &group.members {
-        let stem = avatar.strip_suffix(".png").unwrap_or(avatar);
+        let stem = card_stem(avatar);
         let card = load_card(user_data, stem).await?;
         let name = card_name(card.as_ref()).unwrap_or_else(|| stem.to_owned());
         members.push(GroupMember {
@@ -203,15 +227,15 @@ async fn speaker(
         });
         cards.push(card);
     }
-    let spoken = recent
+    let (swiped, earlier) = match cast.recent.split_first() {
+        Some((newest, earlier)) if cast.swipes_newest => (Some(spoken_by(newest)), earlier),
+        _ => (None, cast.recent),
+    };
+    let spoken = earlier
         .iter()
         .filter(|m| m.role != ChatRole::User)
-        .map(|m| SpokenBy {
-            name: &m.name,
-            original_avatar: m.original_avatar.as_deref(),
-            force_avatar: m.force_avatar.as_deref(),
-        });
-    let chosen = choose_speaker(&members, request.speak_as.as_deref(), spoken)?;
+        .map(spoken_by);
+    let chosen = choose_speaker(&members, request.speak_as.as_deref(), swiped, spoken)?;
     let at = members
         .iter()
         .position(|member| member == chosen)
@@ -246,8 +270,17 @@ fn card_name(card: Option<&CharacterCard>) -> Option<String> {
         .filter(|name| !name.is_empty())
 }
 
+/// What a message says of who wrote it.
+fn spoken_by(message: &ChatMessage) -> SpokenBy<'_> {
+    SpokenBy {
+        name: &message.name,
+        original_avatar: message.original_avatar.as_deref(),
+        force_avatar: message.force_avatar.as_deref(),
+    }
+}
+
 /// The speaker of a group chat whose group file is gone: the member asked for, else the
-/// last one who spoke, by name.
+/// last one who spoke (the writer of the message a swipe adds to is the newest), by name.
 fn unknown_group_speaker(recent: &[ChatMessage], request: &SceneRequest) -> ReplyAuthor {
     let name = request
         .speak_as
@@ -265,14 +298,15 @@ fn unknown_group_speaker(recent: &[ChatMessage], request: &SceneRequest) -> Repl
     }
 }
 
-/// The last messages of the prefix, newest first.
+/// The last messages of the prefix, and the message a swipe adds to, newest first.
 async fn recent_messages(
     chats: &dyn ChatStore,
     chat: &ChatRef,
-    prefix: usize,
+    frame: SceneFrame,
 ) -> Result<Vec<ChatMessage>, SceneError> {
-    let start = prefix.saturating_sub(SPEAKER_LOOKBACK);
-    let mut messages = chats.read_messages(chat, start..prefix).await?;
+    let end = frame.prefix + usize::from(frame.swipes_next);
+    let start = end.saturating_sub(SPEAKER_LOOKBACK);
+    let mut messages = chats.read_messages(chat, start..end).await?;
     messages.reverse();
     Ok(messages)
 }

@@ -53,12 +53,25 @@ impl World {
         info: &ChatInfo,
         request: &SceneRequest,
     ) -> Result<ChatScene, SceneError> {
+        let frame = SceneFrame {
+            prefix: info.message_count,
+            swipes_next: false,
+        };
+        self.gather_on(info, frame, request).await
+    }
+
+    async fn gather_on(
+        &self,
+        info: &ChatInfo,
+        frame: SceneFrame,
+        request: &SceneRequest,
+    ) -> Result<ChatScene, SceneError> {
         gather(
             &self.ports(),
             &self.chats,
             &FixedClock::default(),
             info,
-            info.message_count,
+            frame,
             request,
         )
         .await
@@ -197,6 +210,40 @@ async fn a_group_run_speaks_as_the_last_speaker_or_the_member_asked_for() {
     };
     let err = world.gather(&chat, &stranger).await.unwrap_err();
     assert_eq!(agent_domain::ErrorCode::code(&err), "chat.member_not_found");
+
+    // Swiping Bram's reply speaks as Bram, whoever spoke before it; asking for another
+    // member is refused.
+    let mut earlier = ChatMessage::new(1, ChatRole::Assistant, "Seraphina", "Welcome.");
+    earlier.original_avatar = Some("Seraphina.png".into());
+    let mut swiped = ChatMessage::new(2, ChatRole::Assistant, "Bram", "Ale!");
+    swiped.original_avatar = Some("Bram.png".into());
+    let user = ChatMessage::new(0, ChatRole::User, "Ann", "Hello!");
+    world.chats.put(&chat.chat, vec![user, earlier, swiped]);
+    let chat = info(chat.chat.clone(), json!({}), 3);
+    let swipe = SceneFrame {
+        prefix: 2,
+        swipes_next: true,
+    };
+    let scene = world
+        .gather_on(&chat, swipe, &SceneRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(scene.author.name, "Bram");
+    let err = world
+        .gather_on(&chat, swipe, &as_seraphina)
+        .await
+        .unwrap_err();
+    assert_eq!(agent_domain::ErrorCode::code(&err), "chat.member_mismatch");
+    // Without the swipe, the last speaker of the prefix (Seraphina) would have spoken.
+    let reply = SceneFrame {
+        prefix: 2,
+        swipes_next: false,
+    };
+    let scene = world
+        .gather_on(&chat, reply, &SceneRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(scene.author.name, "Seraphina");
 }
 
 #[tokio::test]

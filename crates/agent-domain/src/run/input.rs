@@ -33,7 +33,10 @@ pub fn input_message_count(
         },
         (GenerationType::Normal, Some(_)) => Ok(total),
         (GenerationType::Regenerate, Some(ChatRole::User)) => Ok(total),
-        (GenerationType::Regenerate, Some(_)) => Ok(total - 1),
+        (GenerationType::Regenerate, Some(ChatRole::Assistant)) => Ok(total - 1),
+        (GenerationType::Regenerate, Some(ChatRole::System)) => {
+            Err(InputPrefixError::RegenerateTargetHidden)
+        }
         (GenerationType::Swipe, Some(ChatRole::Assistant)) => Ok(total - 1),
         (GenerationType::Swipe, Some(_)) => Err(InputPrefixError::SwipeTargetInvalid),
     }
@@ -45,12 +48,17 @@ pub fn input_message_count(
 pub enum InputPrefixError {
     #[error("a swipe needs the chat to end with an assistant message")]
     SwipeTargetInvalid,
+    #[error(
+        "the chat ends with a hidden or system message, which a regenerate cannot replace; \
+         unhide or delete it first"
+    )]
+    RegenerateTargetHidden,
 }
 
 impl ErrorCode for InputPrefixError {
     fn code(&self) -> &'static str {
         match self {
-            Self::SwipeTargetInvalid => "agent.swipe_target_invalid",
+            Self::SwipeTargetInvalid | Self::RegenerateTargetHidden => "agent.swipe_target_invalid",
         }
     }
 }
@@ -145,7 +153,12 @@ mod tests {
             (Normal, 5, Some(Assistant), Ok(5)),
             (Normal, 0, None, Ok(0)),
             (Regenerate, 5, Some(Assistant), Ok(4)),
-            (Regenerate, 5, Some(System), Ok(4)),
+            (
+                Regenerate,
+                5,
+                Some(System),
+                Err(InputPrefixError::RegenerateTargetHidden),
+            ),
             (Regenerate, 5, Some(User), Ok(5)),
             (Regenerate, 0, None, Ok(0)),
             (Swipe, 5, Some(Assistant), Ok(4)),

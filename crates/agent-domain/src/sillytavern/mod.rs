@@ -11,4 +11,4 @@ mod speaker;
 
 pub use macros::{MacroNames, expand_macros};
 pub use persona::{Persona, PersonaTarget, resolve_persona};
-pub use speaker::{GroupMember, SpeakerChoice, SpokenBy, choose_speaker, display_name};
+pub use speaker::{GroupMember, SpeakerChoice, SpokenBy, card_stem, choose_speaker, display_name};

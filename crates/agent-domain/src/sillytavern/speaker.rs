@@ -1,6 +1,7 @@
 //! Which group member a reply is from.
 //!
-//! A group reply is written by one member at a time. A run speaks as the member asked for
+//! A group reply is written by one member at a time. A run that adds a swipe to a message
+//! speaks as the member who wrote that message. Otherwise it speaks as the member asked for
 //! (matched by card file, card file without extension, or name, ignoring case), else as the
 //! member who spoke last (a reply names its member by `original_avatar`, by the card file
 //! inside `force_avatar`, or, in old chats, only by name), else as the first member not
@@ -35,6 +36,10 @@ pub enum SpeakerChoice {
     NotAMember { requested: String, members: String },
     #[error("the group has no members to speak as")]
     NoMembers,
+    #[error(
+        "the message to swipe was written by {speaker}, so a swipe of it cannot speak as `{requested}`"
+    )]
+    NotTheSwipedSpeaker { requested: String, speaker: String },
 }
 
 impl ErrorCode for SpeakerChoice {
@@ -42,21 +47,34 @@ impl ErrorCode for SpeakerChoice {
         match self {
             Self::NotAMember { .. } => "chat.member_not_found",
             Self::NoMembers => "chat.group_empty",
+            Self::NotTheSwipedSpeaker { .. } => "chat.member_mismatch",
         }
     }
 }
 
-/// The member a run on a group chat speaks as (see the module docs). `recent` runs newest
-/// first over the chat's non-user messages.
+/// The member a run on a group chat speaks as (see the module docs). `swiped` is the
+/// message the run adds a swipe to, if it does; `recent` runs newest first over the chat's
+/// earlier non-user messages.
 pub fn choose_speaker<'a, 'm>(
     members: &'a [GroupMember],
     requested: Option<&str>,
+    swiped: Option<SpokenBy<'_>>,
     recent: impl IntoIterator<Item = SpokenBy<'m>>,
 ) -> Result<&'a GroupMember, SpeakerChoice> {
     if members.is_empty() {
         return Err(SpeakerChoice::NoMembers);
     }
-    if let Some(requested) = requested.map(str::trim) {
+    let requested = requested.map(str::trim);
+    if let Some(writer) = swiped.and_then(|s| members.iter().find(|member| member.wrote(s))) {
+        return match requested {
+            Some(handle) if !writer.is(handle) => Err(SpeakerChoice::NotTheSwipedSpeaker {
+                requested: handle.to_owned(),
+                speaker: writer.name.clone(),
+            }),
+            _ => Ok(writer),
+        };
+    }
+    if let Some(requested) = requested {
         return members
             .iter()
             .find(|member| member.is(requested))
@@ -71,7 +89,7 @@ pub fn choose_speaker<'a, 'm>(
     }
     let last = recent
         .into_iter()
-        .find_map(|spoken| members.iter().find(|member| member.wrote(spoken)).or(None));
+        .find_map(|spoken| members.iter().find(|member| member.wrote(spoken)));
     Ok(last
         .or_else(|| members.iter().find(|member| !member.disabled))
         .unwrap_or(&members[0]))
@@ -80,13 +98,13 @@ pub fn choose_speaker<'a, 'm>(
 impl GroupMember {
     /// Whether `handle` names this member: its card file, the file's stem or its name.
     fn is(&self, handle: &str) -> bool {
-        let stem = self
-            .avatar
-            .rsplit_once('.')
-            .map_or(self.avatar.as_str(), |(s, _)| s);
-        [self.avatar.as_str(), stem, self.name.as_str()]
-            .iter()
-            .any(|name| name.eq_ignore_ascii_case(handle))
+        [
+            self.avatar.as_str(),
+            card_stem(&self.avatar),
+            self.name.as_str(),
+        ]
+        .iter()
+        .any(|name| name.eq_ignore_ascii_case(handle))
     }
 
     /// Whether this member wrote a message that names its speaker as `spoken`.
@@ -133,6 +151,12 @@ fn percent_decode(text: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A card file name without its extension (`Seraphina` for `Seraphina.png`): the
+/// character's id in chat folders, lorebook links and tag maps.
+pub fn card_stem(avatar: &str) -> &str {
+    avatar.rsplit_once('.').map_or(avatar, |(stem, _)| stem)
 }
 
 /// A character's display name: its card name trimmed and with HTML tags (`<` followed by a
@@ -189,17 +213,19 @@ mod tests {
         let members = members();
         for handle in ["Mara.png", "mara", "MARA"] {
             assert_eq!(
-                choose_speaker(&members, Some(handle), []).unwrap().name,
+                choose_speaker(&members, Some(handle), None, [])
+                    .unwrap()
+                    .name,
                 "Mara"
             );
         }
         assert_eq!(
-            choose_speaker(&members, Some("bram the bard"), [])
+            choose_speaker(&members, Some("bram the bard"), None, [])
                 .unwrap()
                 .name,
             "Bram"
         );
-        let err = choose_speaker(&members, Some("Nobody"), []).unwrap_err();
+        let err = choose_speaker(&members, Some("Nobody"), None, []).unwrap_err();
         assert_eq!(err.code(), "chat.member_not_found");
         assert!(
             err.to_string().contains("Bram (Bram the Bard.png)"),
@@ -212,7 +238,9 @@ mod tests {
         let members = members();
         let by_original = [spoken("Someone", Some("Mara.png"), None)];
         assert_eq!(
-            choose_speaker(&members, None, by_original).unwrap().name,
+            choose_speaker(&members, None, None, by_original)
+                .unwrap()
+                .name,
             "Mara"
         );
         let by_thumbnail = [spoken(
@@ -221,7 +249,9 @@ mod tests {
             Some("/thumbnail?type=avatar&file=Bram%20the%20Bard.png"),
         )];
         assert_eq!(
-            choose_speaker(&members, None, by_thumbnail).unwrap().name,
+            choose_speaker(&members, None, None, by_thumbnail)
+                .unwrap()
+                .name,
             "Bram"
         );
         let by_name = [
@@ -229,14 +259,56 @@ mod tests {
             spoken("Seraphina", None, None),
         ];
         assert_eq!(
-            choose_speaker(&members, None, by_name).unwrap().name,
+            choose_speaker(&members, None, None, by_name).unwrap().name,
             "Seraphina"
         );
-        assert_eq!(choose_speaker(&members, None, []).unwrap().name, "Bram");
         assert_eq!(
-            choose_speaker(&[], None, []).unwrap_err(),
+            choose_speaker(&members, None, None, []).unwrap().name,
+            "Bram"
+        );
+        assert_eq!(
+            choose_speaker(&[], None, None, []).unwrap_err(),
             SpeakerChoice::NoMembers
         );
+    }
+
+    #[test]
+    fn a_swipe_speaks_as_the_member_who_wrote_the_message() {
+        let members = members();
+        let swiped = spoken("Mara", Some("Mara.png"), None);
+        let later = [spoken("Bram", Some("Bram the Bard.png"), None)];
+        for requested in [None, Some("mara")] {
+            assert_eq!(
+                choose_speaker(&members, requested, Some(swiped), later)
+                    .unwrap()
+                    .name,
+                "Mara"
+            );
+        }
+        let err = choose_speaker(&members, Some("Bram"), Some(swiped), later).unwrap_err();
+        assert_eq!(err.code(), "chat.member_mismatch");
+        assert!(err.to_string().contains("written by Mara"), "{err}");
+        // A message no member wrote (a narrator) leaves the usual rules.
+        let narrator = spoken("Narrator", None, None);
+        assert_eq!(
+            choose_speaker(&members, Some("Bram"), Some(narrator), later)
+                .unwrap()
+                .name,
+            "Bram"
+        );
+        assert_eq!(
+            choose_speaker(&members, None, Some(narrator), later)
+                .unwrap()
+                .name,
+            "Bram"
+        );
+    }
+
+    #[test]
+    fn card_stems_drop_the_last_extension() {
+        assert_eq!(card_stem("Bram the Bard.png"), "Bram the Bard");
+        assert_eq!(card_stem("Mr. Smith.png"), "Mr. Smith");
+        assert_eq!(card_stem("plain"), "plain");
     }
 
     #[test]

@@ -127,9 +127,6 @@ pub(crate) fn add_swipe(
         old_extra,
         RollbackStrategy::DeleteSwipe { swipe_id: new_id },
     )?;
-    if message.get("is_system").and_then(OrderedJson::as_bool) == Some(true) {
-        message.insert("is_system", false);
-    }
     message.insert("extra", extra.clone());
     message.insert("send_date", request.committed_at.as_str());
     message.insert("mes", request.text.as_str());

@@ -160,6 +160,7 @@ async fn assemble(
             scene,
             input_message_count: chat.message_count,
             generation: GenerationType::Normal,
+            requested: GenerationType::Normal,
             profile,
             model: None,
             preview: false,
@@ -459,6 +460,7 @@ async fn world_info_reaches_its_places_in_the_prompt() {
             scene: &scene,
             input_message_count: 2,
             generation: GenerationType::Normal,
+            requested: GenerationType::Normal,
             profile: &writer(),
             model: None,
             preview: true,
@@ -539,4 +541,109 @@ async fn profiles_shape_the_system_prompt() {
         .unwrap_err();
     assert_eq!(err.code(), "agent.profile_preset_unsupported");
     assert!(err.to_string().contains("openai/Storyteller"), "{err}");
+}
+
+#[tokio::test]
+async fn the_authors_note_follows_its_interval_and_world_info_may_scan_it() {
+    let fx = fixture();
+    fx.lorebooks.put("Eldoria", &eldoria().to_string());
+    let chat = character_chat();
+    let mut hidden = ChatMessage::new(2, ChatRole::User, "Ann", "(an aside)");
+    hidden.is_system = true;
+    let messages = vec![
+        ChatMessage::new(0, ChatRole::User, "Ann", "Hello."),
+        ChatMessage::new(1, ChatRole::Assistant, "Seraphina", "Welcome."),
+        hidden,
+    ];
+    fx.chats.put(&chat, messages);
+    let mut scene = scene();
+    scene.chat_metadata = json!({"note_prompt": "Beware the dragon.", "note_interval": 2});
+    let fired = |assembled: &AssembledPrompt| -> Vec<i64> {
+        let lore = assembled.lore.as_ref().unwrap();
+        lore.activation.activated.iter().map(|e| e.uid).collect()
+    };
+    let has_note = |assembled: &AssembledPrompt| {
+        texts(&assembled.snapshot.messages)
+            .iter()
+            .any(|(_, text)| text.contains("Beware the dragon."))
+    };
+
+    // Two user messages (one hidden, which SillyTavern counts too) reach the interval.
+    let assembled = assemble(&fx, &info(&chat, 3), &scene, &writer())
+        .await
+        .unwrap();
+    assert!(has_note(&assembled));
+    assert!(!fired(&assembled).contains(&6), "not scanned by default");
+    // One user message does not.
+    let assembled = assemble(&fx, &info(&chat, 2), &scene, &writer())
+        .await
+        .unwrap();
+    assert!(!has_note(&assembled));
+
+    // With `allowWIScan`, the note of this turn and the depth prompt are scanned.
+    scene.settings = Some(json!({"extension_settings": {"note": {"allowWIScan": true}}}));
+    let assembled = assemble(&fx, &info(&chat, 3), &scene, &writer())
+        .await
+        .unwrap();
+    assert!(fired(&assembled).contains(&6), "{:?}", fired(&assembled));
+    let assembled = assemble(&fx, &info(&chat, 2), &scene, &writer())
+        .await
+        .unwrap();
+    assert!(!fired(&assembled).contains(&6), "the note is not inserted");
+    let mut with_depth = card();
+    with_depth.depth_prompt = Some(DepthPrompt {
+        prompt: "A dragon sleeps nearby.".into(),
+        depth: 2,
+        role: ChatRole::System,
+    });
+    scene.character = Some(with_depth);
+    let assembled = assemble(&fx, &info(&chat, 2), &scene, &writer())
+        .await
+        .unwrap();
+    assert!(
+        fired(&assembled).contains(&6),
+        "the depth prompt is scanned"
+    );
+}
+
+#[tokio::test]
+async fn world_info_triggers_see_the_generation_type_asked_for() {
+    let fx = fixture();
+    let book = json!({"entries": {"0": {"uid": 0, "key": ["lantern"], "content": "Regenerated lore.",
+        "position": 0, "order": 100, "triggers": ["regenerate"], "probability": 100}}});
+    fx.lorebooks.put("Eldoria", &book.to_string());
+    let chat = character_chat();
+    put_chat(&fx, &chat, &[(ChatRole::User, "Ann", "The lantern?")]);
+    let scene = scene();
+    let run = |requested| {
+        let fx = &fx;
+        let scene = &scene;
+        let chat = &chat;
+        async move {
+            assemble_prompt(
+                &fx.ports,
+                PromptRequest {
+                    chat: &info(chat, 1),
+                    scene,
+                    input_message_count: 1,
+                    generation: GenerationType::Normal,
+                    requested,
+                    profile: &writer(),
+                    model: None,
+                    preview: true,
+                },
+            )
+            .await
+            .unwrap()
+            .lore
+            .unwrap()
+            .activation
+            .activated
+            .len()
+        }
+    };
+    assert_eq!(run(GenerationType::Normal).await, 0);
+    // A regenerate of a chat ending with the user's message is a normal reply, but its
+    // world info still fires as a regenerate's.
+    assert_eq!(run(GenerationType::Regenerate).await, 1);
 }
