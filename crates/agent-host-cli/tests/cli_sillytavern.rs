@@ -46,10 +46,22 @@ fn a_reply_in_a_current_chat_is_named_after_the_card_and_reads_the_lore() {
     let lines = corpus.lines(CURRENT_CHAT);
     assert_eq!(lines.len(), before.len() + 1);
     assert_eq!(
-        lines[..before.len()],
-        before[..],
-        "every earlier line keeps its bytes"
+        lines[1..before.len()],
+        before[1..],
+        "every earlier message keeps its bytes"
     );
+    // The sticky Shadowfang entry fired: its timed effect is saved in the header, in the
+    // same write, and nothing else there changed.
+    let header: Value = serde_json::from_str(&lines[0]).unwrap();
+    let sticky = &header["chat_metadata"]["timedWorldInfo"]["sticky"]["Eldoria.2"];
+    assert_eq!(
+        (&sticky["start"], &sticky["end"], &sticky["protected"]),
+        (&json!(4), &json!(7), &json!(false))
+    );
+    let mut header_before: Value = serde_json::from_str(&before[0]).unwrap();
+    header_before["chat_metadata"]["timedWorldInfo"] =
+        header["chat_metadata"]["timedWorldInfo"].clone();
+    assert_eq!(header, header_before);
     let message = last_message(&corpus, CURRENT_CHAT);
     assert_eq!(message["name"], "Seraphina", "not the header's \"unused\"");
     assert_eq!(message["mes"], reply.trim());
@@ -189,19 +201,24 @@ fn a_regenerate_adds_a_swipe_and_a_new_reply_rolls_back_to_nothing() {
         .run(CURRENT_CHAT, &reply_script("Hush."), &[])
         .success();
     let run_id = run_id_of(&assert);
+    assert_ne!(
+        corpus.lines(CURRENT_CHAT)[0],
+        before.split('\n').next().unwrap(),
+        "the run saved world info's timed effects in the header"
+    );
     corpus
         .cmd()
         .args(["runs", "rollback", &run_id])
         .assert()
         .success()
-        .stdout(predicates::str::contains("message 4: deleted"));
-    let after = corpus.chat_text(CURRENT_CHAT);
-    let lines =
-        |text: &str| -> Vec<String> { text.split('\n').skip(1).map(str::to_owned).collect() };
+        .stdout(predicates::str::contains("message 4: deleted"))
+        .stdout(predicates::str::contains(
+            "chat_metadata.timedWorldInfo: as it was before the run",
+        ));
     assert_eq!(
-        lines(&after),
-        lines(&before),
-        "every message line as it was"
+        corpus.chat_text(CURRENT_CHAT),
+        before,
+        "the header's timed effects too"
     );
 }
 

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use agent_application::ports::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatRollbackReport,
-    ChatRollbackRequest, CommitTarget, PersistStateUpdate, ReplyAuthor, ReplyModel, RollbackError,
-    RollbackTarget,
+    ChatRollbackRequest, CommitTarget, MetadataChange, PersistStateUpdate, ReplyAuthor, ReplyModel,
+    RollbackError, RollbackTarget,
 };
 use agent_domain::event::ChatRef;
 use agent_domain::json::OrderedJson;
@@ -160,6 +160,7 @@ impl Chat {
                 chat: self.chat.clone(),
                 run_id: RunId::parse(run).unwrap(),
                 targets,
+                metadata: Vec::new(),
             })
             .await
     }
@@ -193,6 +194,7 @@ async fn a_new_reply_is_written_as_sillytavern_writes_one() {
             message_index: Some(5),
             rollback: RollbackStrategy::DeleteMessage,
             previous_message: None,
+            metadata_changes: Vec::new(),
         }
     );
     assert_eq!(chat.assert_only_changed(None), 1);
@@ -384,21 +386,87 @@ async fn a_message_of_another_run_or_gone_is_refused() {
 }
 
 #[tokio::test]
+async fn a_later_commit_needs_the_runs_message_to_end_the_chat() {
+    let chat = Chat::new();
+    let first = chat
+        .committer
+        .commit(chat.request("run_rev", swipe_at(4)))
+        .await
+        .unwrap();
+    // The user writes on while the run still works.
+    let mut file = chat.raw();
+    file.push_str("\n{\"name\":\"Ann\",\"is_user\":true,\"mes\":\"And then?\"}");
+    fs::write(&chat.path, &file).unwrap();
+    let later = ChatCommitRequest {
+        record: record("run_rev", 2),
+        ..chat.request("run_rev", revise(&first.message_id))
+    };
+    assert_eq!(
+        chat.committer.commit(later).await,
+        Err(ChatError::MessageMismatch("4".into()))
+    );
+    assert_eq!(chat.raw(), file, "nothing written");
+}
+
+#[tokio::test]
+async fn a_later_commit_needs_the_strategy_the_first_one_wrote() {
+    let line = r#"{"name":"S","is_user":false,"mes":"b","extra":{"tauritavern":{"agent":{"runId":"run_r","rollback":{"strategy":"burn"}}}}}"#;
+    let chat = Chat::with_lines(&[LINES[0], line]);
+    assert_eq!(
+        chat.committer
+            .commit(chat.request("run_r", revise("0")))
+            .await,
+        Err(ChatError::MessageMismatch("0".into()))
+    );
+    assert_eq!(chat.raw(), [LINES[0], line].join("\n"));
+}
+
+#[tokio::test]
+async fn a_swipe_id_out_of_range_is_refused_not_clamped() {
+    let line = r#"{"name":"S","is_user":false,"mes":"b","swipe_id":7,"swipes":["a","b"],"extra":{"tauritavern":{"agent":{"runId":"run_r","rollback":{"strategy":"deleteSwipe","swipeId":1}}}}}"#;
+    let chat = Chat::with_lines(&[LINES[0], line]);
+    let err = chat
+        .committer
+        .commit(chat.request("run_s", swipe_at(0)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ChatError::InvalidMessage { line: 2, detail } if detail.contains("`swipe_id` 7")),
+        "{err:?}"
+    );
+    assert_eq!(
+        chat.rollback("run_r", &[("0", None)]).await,
+        Err(ChatError::Rollback(RollbackError::SwipeStateInvalid {
+            index: 0
+        }))
+    );
+    assert_eq!(chat.raw(), [LINES[0], line].join("\n"));
+}
+
+#[tokio::test]
 async fn chat_metadata_is_set_in_the_same_write() {
     let chat = Chat::new();
     let timed = OrderedJson::from_slice(
         br#"{"sticky":{"Eldoria.3":{"hash":1,"start":4,"end":7,"protected":false}},"cooldown":{}}"#,
     )
     .unwrap();
+    let fresh = OrderedJson::from("new");
     let request = ChatCommitRequest {
-        metadata: vec![("timedWorldInfo".into(), timed)],
+        metadata: vec![
+            ("timedWorldInfo".into(), timed.clone()),
+            ("zz_new".into(), fresh.clone()),
+        ],
         ..chat.request("run_meta", CommitTarget::NewReply)
     };
-    chat.committer.commit(request).await.unwrap();
+    let receipt = chat.committer.commit(request).await.unwrap();
     let header = &chat.lines()[0];
     assert!(
         header.contains(r#""timedWorldInfo":{"sticky":{"Eldoria.3":{"hash":1,"start":4,"end":7,"protected":false}},"cooldown":{}},"variables""#),
         "replaced in place: {header}"
+    );
+    assert!(
+        header.ends_with(r#""zz_new":"new"},"unknown_top":true}"#),
+        "{header}"
     );
     assert_eq!(
         chat.lines()[1..6],
@@ -407,6 +475,71 @@ async fn chat_metadata_is_set_in_the_same_write() {
             .map(|l| l.to_string())
             .collect::<Vec<_>>()[..]
     );
+    let was = OrderedJson::from_slice(br#"{"sticky":{},"cooldown":{}}"#).unwrap();
+    assert_eq!(
+        receipt.metadata_changes,
+        [
+            MetadataChange {
+                key: "timedWorldInfo".into(),
+                before: Some(was),
+                after: timed,
+            },
+            MetadataChange {
+                key: "zz_new".into(),
+                before: None,
+                after: fresh,
+            },
+        ]
+    );
+
+    // A rollback puts both keys back (the new one goes away): the file is as it was.
+    let undo = |metadata: Vec<MetadataChange>| ChatRollbackRequest {
+        chat: chat.chat.clone(),
+        run_id: RunId::parse("run_meta").unwrap(),
+        targets: vec![RollbackTarget {
+            message_id: "5".into(),
+            previous_message: None,
+        }],
+        metadata,
+    };
+    let report = chat
+        .committer
+        .rollback(undo(receipt.metadata_changes.clone()))
+        .await
+        .unwrap();
+    assert_eq!(report.restored_metadata, ["timedWorldInfo", "zz_new"]);
+    assert_eq!(chat.raw(), LINES.join("\n"));
+}
+
+#[tokio::test]
+async fn metadata_changed_since_the_run_is_left_as_it_is() {
+    let chat = Chat::new();
+    let request = ChatCommitRequest {
+        metadata: vec![("zz_new".into(), OrderedJson::from("run"))],
+        ..chat.request("run_meta", CommitTarget::NewReply)
+    };
+    let receipt = chat.committer.commit(request).await.unwrap();
+    // SillyTavern saves the chat again with another value.
+    let edited = chat
+        .raw()
+        .replace(r#""zz_new":"run""#, r#""zz_new":"user""#);
+    fs::write(&chat.path, &edited).unwrap();
+    let report = chat
+        .committer
+        .rollback(ChatRollbackRequest {
+            chat: chat.chat.clone(),
+            run_id: RunId::parse("run_meta").unwrap(),
+            targets: vec![RollbackTarget {
+                message_id: "5".into(),
+                previous_message: None,
+            }],
+            metadata: receipt.metadata_changes,
+        })
+        .await
+        .unwrap();
+    assert_eq!(report.restored_metadata, Vec::<String>::new());
+    assert_eq!(report.deleted_messages, [5]);
+    assert!(chat.lines()[0].contains(r#""zz_new":"user""#));
 }
 
 #[tokio::test]
@@ -468,20 +601,20 @@ async fn rolling_back_a_swipe_restores_the_message_byte_for_byte() {
     let chat = Chat::new();
     let first = chat
         .committer
-        .commit(chat.request("run_undo", swipe_at(1)))
+        .commit(chat.request("run_undo", swipe_at(4)))
         .await
         .unwrap();
     let later = ChatCommitRequest {
         record: record("run_undo", 2),
-        ..chat.request("run_undo", revise("1"))
+        ..chat.request("run_undo", revise("4"))
     };
     chat.committer.commit(later).await.unwrap();
     let report = chat
-        .rollback("run_undo", &[("1", first.previous_message.as_deref())])
+        .rollback("run_undo", &[("4", first.previous_message.as_deref())])
         .await
         .unwrap();
-    assert_eq!(report.removed_swipes, [(1, 2)]);
-    assert_eq!(report.restored_messages, [1]);
+    assert_eq!(report.removed_swipes, [(4, 1)]);
+    assert_eq!(report.restored_messages, [4]);
     assert_eq!(chat.raw(), LINES.join("\n"));
 }
 

@@ -184,7 +184,7 @@ pub struct ChatCommitRequest {
 }
 
 /// Where the commit landed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCommitReceipt {
     pub message_id: String,
     pub message_index: Option<usize>,
@@ -193,6 +193,19 @@ pub struct ChatCommitReceipt {
     /// For the first commit onto an existing message (a new swipe): the message exactly as
     /// it was before, which a rollback may restore byte for byte.
     pub previous_message: Option<String>,
+    /// The `chat_metadata` keys the commit set, with their values before; empty when the
+    /// request set none or the chat has no header to hold them.
+    pub metadata_changes: Vec<MetadataChange>,
+}
+
+/// A `chat_metadata` key a commit set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetadataChange {
+    pub key: String,
+    /// The value before the commit; `None` when the key was absent.
+    pub before: Option<OrderedJson>,
+    /// The value the commit wrote.
+    pub after: OrderedJson,
 }
 
 /// Record on a committed message the persistent state its run promoted.
@@ -207,11 +220,15 @@ pub struct PersistStateUpdate {
 }
 
 /// Undo a run's commits on the chat.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatRollbackRequest {
     pub chat: ChatRef,
     pub run_id: RunId,
     pub targets: Vec<RollbackTarget>,
+    /// The `chat_metadata` keys the run set: each goes back to its value before the run
+    /// (or away, when it had none) while it still holds what the run wrote; a key changed
+    /// since is left as it is.
+    pub metadata: Vec<MetadataChange>,
 }
 
 /// One message a run committed to.
@@ -232,6 +249,8 @@ pub struct ChatRollbackReport {
     pub removed_swipes: Vec<(usize, u64)>,
     /// Messages put back exactly as they were before the run.
     pub restored_messages: Vec<usize>,
+    /// `chat_metadata` keys put back as they were before the run.
+    pub restored_metadata: Vec<String>,
 }
 
 /// The host's side of committing: writes into the chat, serialised with other writers.

@@ -33,7 +33,7 @@ pub use character::{CharacterCard, CharacterCards, DepthPrompt};
 pub use chat::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatInfo, ChatMessage,
     ChatRole, ChatRollbackReport, ChatRollbackRequest, ChatStore, CommitMode, CommitTarget,
-    PersistStateUpdate, ReplyAuthor, ReplyModel, RollbackError, RollbackTarget,
+    MetadataChange, PersistStateUpdate, ReplyAuthor, ReplyModel, RollbackError, RollbackTarget,
 };
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};

@@ -26,6 +26,7 @@ use agent_domain::event::{
     ChatCommitRequestedPayload, ChatCommitStartedPayload, CheckpointReason, RunEvent, RunStatus,
     WriteMode,
 };
+use agent_domain::json::js_trim;
 use agent_domain::run::{AgentMessageRecord, AgentRun, CommitRecord, RecordIdentity};
 use agent_domain::text::TextMetrics;
 use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
@@ -36,6 +37,7 @@ use super::drive::{Driver, count};
 use super::fault::Fault;
 use super::machine::{AutoPublishReport, ToolCallReport, ToolControl};
 use super::prepare::Invocation;
+use super::rollback::RollbackBase;
 use super::tool_calls::failure_result;
 use crate::ports::{
     ChatCommitReceipt, ChatCommitRequest, CommitMode, CommitTarget, InputDocument, WorkspaceError,
@@ -374,8 +376,8 @@ async fn publish(
     if plan.explicit {
         d.explicit_text = Some(text.clone());
     }
-    if let Some(previous) = &receipt.previous_message {
-        keep_rollback_base(d, &receipt.message_id, previous).await?;
+    if receipt.previous_message.is_some() || !receipt.metadata_changes.is_empty() {
+        keep_rollback_base(d, &receipt).await?;
     }
     d.rec.set_status(RunStatus::DispatchingTool).await?;
     d.rec
@@ -405,7 +407,7 @@ async fn publish(
 /// reply; an explicit `append` adds it after the run's earlier explicit text, separated by
 /// a blank line. An auto-published draft is never built on.
 fn compose(plan: &Plan<'_>, explicit_text: Option<&str>, file: &str) -> String {
-    let new = file.trim();
+    let new = js_trim(file);
     match (plan.explicit, plan.mode, explicit_text) {
         (true, CommitMode::Append, Some(earlier)) => format!("{earlier}\n\n{new}"),
         _ => new.to_owned(),
@@ -457,9 +459,15 @@ fn commit_request(
     }
 }
 
-/// Keeps the message a run's first commit changed, as it was, for an exact rollback.
-async fn keep_rollback_base(d: &Driver, message_id: &str, previous: &str) -> Result<(), Fault> {
-    let document = json!({"messageId": message_id, "message": previous});
+/// Keeps what a run's first commit changed (the message, the chat metadata), as it was, for
+/// an exact rollback.
+async fn keep_rollback_base(d: &Driver, receipt: &ChatCommitReceipt) -> Result<(), Fault> {
+    let document = RollbackBase {
+        message_id: receipt.message_id.clone(),
+        message: receipt.previous_message.clone(),
+        metadata: receipt.metadata_changes.clone(),
+    }
+    .to_json();
     d.ports()
         .audit
         .write_input(d.run_id(), None, InputDocument::RollbackBase, &document)
@@ -501,5 +509,35 @@ fn mode_name(mode: CommitMode) -> &'static str {
     match mode {
         CommitMode::Replace => "replace",
         CommitMode::Append => "append",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_text_is_trimmed_as_javascript_trims() {
+        let path = WorkspacePath::parse("output/main.md").unwrap();
+        let plan = |mode, explicit| Plan {
+            call_id: "call_1",
+            path: &path,
+            mode,
+            reason: None,
+            explicit,
+            expected_sha256: None,
+        };
+        let replace = plan(CommitMode::Replace, true);
+        // U+FEFF is JavaScript whitespace; U+0085 is not (Rust's `trim` says the opposite).
+        assert_eq!(
+            compose(&replace, None, "\u{feff} Hello \u{3000}\n"),
+            "Hello"
+        );
+        assert_eq!(compose(&replace, None, "\u{85}Hi\u{85}"), "\u{85}Hi\u{85}");
+        let append = plan(CommitMode::Append, true);
+        assert_eq!(compose(&append, Some("One."), "  Two. "), "One.\n\nTwo.");
+        assert_eq!(compose(&append, None, " Two. "), "Two.");
+        let auto = plan(CommitMode::Append, false);
+        assert_eq!(compose(&auto, Some("One."), "Draft"), "Draft");
     }
 }

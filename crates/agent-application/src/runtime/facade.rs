@@ -94,10 +94,12 @@ impl AgentRuntime {
         start_run(&self.shared, request).await
     }
 
-    /// The prompt a run on a chat would start from (the same checks and assembly as
-    /// [`start_run`](Self::start_run) with an assembled prompt), without creating a run or
-    /// changing the chat: world info activates as it would, but its timed effects are
-    /// neither read nor written.
+    /// The prompt a run on a chat would start from (the assembly of
+    /// [`start_run`](Self::start_run), with its profile, chat, prefix and scene checks; a
+    /// profile that may only run as a subagent still previews), without creating a run or
+    /// writing the chat's messages or metadata: world info activates as it would, but its
+    /// timed effects are neither read nor written. (Opening a chat without a stable id gives
+    /// it one, as every opening does.)
     pub async fn preview_prompt(
         &self,
         request: PreviewPrompt,

@@ -42,7 +42,8 @@ pub struct PreviewPrompt {
 }
 
 /// The prompt a run would start from, with world info as it would activate, without
-/// creating a run or changing the chat (timed effects are neither read nor written).
+/// creating a run or writing the chat's messages or metadata (timed effects are neither
+/// read nor written).
 pub(super) async fn preview(
     shared: &Arc<Shared>,
     request: PreviewPrompt,

@@ -175,6 +175,10 @@ pub struct RunRolledBackPayload {
     pub removed_swipes: Vec<RemovedSwipe>,
     /// Messages written back exactly as they were before the run.
     pub restored_messages: Vec<u64>,
+    /// `chat_metadata` keys the run set that went back to their values before it (such as
+    /// world info's `timedWorldInfo`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restored_metadata: Vec<String>,
 }
 
 /// One swipe a rollback removed.

@@ -556,6 +556,7 @@ pub fn one_of_each() -> Vec<RunEvent> {
                 swipe_id: 2,
             }],
             restored_messages: vec![7],
+            restored_metadata: vec!["timedWorldInfo".into()],
         }),
     ]
 }

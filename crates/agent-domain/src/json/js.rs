@@ -70,8 +70,9 @@ pub(crate) fn is_js_whitespace(c: char) -> bool {
     )
 }
 
-/// `String.prototype.trim`.
-pub(crate) fn js_trim(text: &str) -> &str {
+/// `String.prototype.trim`: JavaScript's whitespace (with U+FEFF, without U+0085), which is
+/// not Rust's `str::trim`.
+pub fn js_trim(text: &str) -> &str {
     text.trim_matches(is_js_whitespace)
 }
 

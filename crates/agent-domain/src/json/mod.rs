@@ -35,6 +35,8 @@ use self::js::{JsScalar, array_index, number_to_string};
 
 pub(crate) mod js;
 
+pub use self::js::js_trim;
+
 #[cfg(test)]
 mod tests;
 

@@ -3,9 +3,15 @@
 //! SillyTavern picks the persona when a chat opens, in this order: the chat's lock
 //! (`chat_metadata.persona`, an avatar file) when that avatar still exists; else the first
 //! persona connected to the chat's character or group (`persona_descriptions[avatar]
-//! .connections`, in the settings file's order of personas); else the default persona; else
+//! .connections`); else the default persona; else
 //! the persona selected last (`user_avatar`). The user's name is that persona's name
 //! (`power_user.personas[avatar]`), else the name saved last (`username`), else `User`.
+//!
+//! When several personas are connected to one chat, SillyTavern takes the first in the
+//! settings file's order, or asks the user when multiple connections are allowed. The
+//! settings arrive here as a `serde_json` map, which sorts its keys, so "first" is the first
+//! avatar file name in byte order; a host that must be sure locks the persona to the chat or
+//! names the user itself.
 
 use serde_json::Value;
 
@@ -56,7 +62,7 @@ pub fn resolve_persona(
     let avatar = chat_lock
         .filter(|avatar| !avatar.is_empty() && avatar_exists(avatar))
         .map(str::to_owned)
-        .or_else(|| connected(power, descriptions, target))
+        .or_else(|| connected(descriptions, target))
         .or_else(|| text(power.and_then(|p| p.get("default_persona"))))
         .or_else(|| text(settings.get("user_avatar")));
     let name = avatar
@@ -81,26 +87,15 @@ pub fn resolve_persona(
     }
 }
 
-/// The first persona connected to `target`, in the order the settings list personas.
-fn connected(
-    power: Option<&Value>,
-    descriptions: Option<&Value>,
-    target: Option<PersonaTarget<'_>>,
-) -> Option<String> {
+/// The first persona connected to `target` (see the module docs for which is first).
+fn connected(descriptions: Option<&Value>, target: Option<PersonaTarget<'_>>) -> Option<String> {
     let (kind, id) = match target? {
         PersonaTarget::Character { avatar } => ("character", avatar),
         PersonaTarget::Group { id } => ("group", id),
     };
     let descriptions = descriptions?.as_object()?;
-    let order: Vec<&String> = match power.and_then(|p| p.get("personas")?.as_object()) {
-        Some(personas) => personas
-            .keys()
-            .chain(descriptions.keys().filter(|k| !personas.contains_key(*k)))
-            .collect(),
-        None => descriptions.keys().collect(),
-    };
-    order.into_iter().find_map(|avatar| {
-        let connections = descriptions.get(avatar)?.get("connections")?.as_array()?;
+    descriptions.iter().find_map(|(avatar, described)| {
+        let connections = described.get("connections")?.as_array()?;
         connections
             .iter()
             .any(|c| {

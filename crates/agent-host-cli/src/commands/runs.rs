@@ -163,6 +163,12 @@ fn rollback_text(run: &RunId, undone: &RunRolledBackPayload) -> String {
             swipe.message_index, swipe.swipe_id
         ));
     }
+    for key in &undone.restored_metadata {
+        out.push_str(&format!(
+            "- chat_metadata.{key}: as it was before the run
+"
+        ));
+    }
     out
 }
 

@@ -3,7 +3,7 @@
 
 use agent_application::ports::{
     ChatCommitPort, ChatCommitReceipt, ChatCommitRequest, ChatError, ChatRole, ChatRollbackReport,
-    ChatRollbackRequest, CommitTarget, PersistStateUpdate,
+    ChatRollbackRequest, CommitTarget, MetadataChange, PersistStateUpdate,
 };
 use agent_domain::json::OrderedJson;
 use agent_domain::run::RollbackStrategy;
@@ -133,33 +133,56 @@ fn plan_commit(
         }
         CommitTarget::Revise { message_id } => {
             let (index, mut target) = message_by_id(doc, message_id)?;
+            // A later commit rewrites the run's message only while it ends the chat, as
+            // TauriTavern's does: anything written after it means the chat moved on.
+            if index + 1 != doc.message_count() {
+                return Err(ChatError::MessageMismatch(message_id.clone()));
+            }
             let rollback = edit::revise(&mut target, request, message_id)?;
             let bytes = doc.with_message(index, &line(&target));
             (index, rollback, None, bytes)
         }
     };
+    let mut metadata_changes = Vec::new();
     if !request.metadata.is_empty() {
-        bytes = with_metadata(bytes, request)?;
+        (bytes, metadata_changes) = with_metadata(bytes, &request.metadata)?;
     }
     let receipt = ChatCommitReceipt {
         message_id: index.to_string(),
         message_index: Some(index),
         rollback,
         previous_message: previous,
+        metadata_changes,
     };
     Ok((receipt, Some(bytes)))
 }
 
-/// `bytes` (a whole chat) with `request.metadata` set in its header's `chat_metadata`. An
-/// old-format group chat has no header: its metadata lives in the group file, which a run
-/// does not write, so it is left as it is.
-fn with_metadata(bytes: Vec<u8>, request: &ChatCommitRequest) -> Result<Vec<u8>, ChatError> {
+/// `bytes` (a whole chat) with `entries` set in its header's `chat_metadata`, and what each
+/// key held before. An old-format group chat has no header: its metadata lives in the group
+/// file, which a run does not write, so it is left as it is.
+fn with_metadata(
+    bytes: Vec<u8>,
+    entries: &[(String, OrderedJson)],
+) -> Result<(Vec<u8>, Vec<MetadataChange>), ChatError> {
     let doc = ChatDocument::parse(bytes)?;
     let Some(header) = doc.header() else {
-        return Ok(doc.into_bytes());
+        return Ok((doc.into_bytes(), Vec::new()));
     };
-    let line = Header::parse(header)?.with_metadata(header, &request.metadata)?;
-    Ok(doc.with_header(&line))
+    let edits: Vec<(&str, Option<&OrderedJson>)> = entries
+        .iter()
+        .map(|(key, value)| (key.as_str(), Some(value)))
+        .collect();
+    let (line, before) = Header::parse(header)?.with_metadata(header, &edits)?;
+    let changes = entries
+        .iter()
+        .zip(before)
+        .map(|((key, after), before)| MetadataChange {
+            key: key.clone(),
+            before,
+            after: after.clone(),
+        })
+        .collect();
+    Ok((doc.with_header(&line), changes))
 }
 
 /// The message a receipt named (`message_id` is its index as a decimal string), parsed.

@@ -98,7 +98,8 @@ impl ChatDocument {
             }
         }
         let mut out = lines.join(&b'\n');
-        if self.lines.ends_with_newline() {
+        // An empty file stays empty (a headerless chat whose every message went).
+        if self.lines.ends_with_newline() && !lines.is_empty() {
             out.push(b'\n');
         }
         out
@@ -173,6 +174,12 @@ mod tests {
             doc.with_header(b"{}"),
             b"{}\n{\"name\":\"A\",\"mes\":\"one\"}\n{\"mes\":\"two\"}"
         );
+
+        // Deleting every message of a headerless chat leaves an empty file, not a lone
+        // line break.
+        let ended = ChatDocument::parse(b"{\"mes\":\"one\"}\n".to_vec()).unwrap();
+        let all = BTreeMap::from([(0, None)]);
+        assert_eq!(ended.with_edits(&all), b"");
 
         let empty = ChatDocument::parse(Vec::new()).unwrap();
         assert_eq!((empty.header(), empty.message_count()), (None, 0));

@@ -106,7 +106,16 @@ pub(crate) fn add_swipe(
     }
     infos.resize(swipes.len(), OrderedJson::object());
     // Store the message as it is into its current swipe, as SillyTavern does before swiping.
-    let current = swipe_id(message).unwrap_or(0).min(swipes.len() - 1);
+    let current = swipe_id(message).unwrap_or(0);
+    if current >= swipes.len() {
+        return Err(invalid(
+            line,
+            &format!(
+                "`swipe_id` {current} is out of range for {} swipes",
+                swipes.len()
+            ),
+        ));
+    }
     swipes[current] = current_text;
     let mut old_extra = message
         .get("extra")
@@ -153,10 +162,12 @@ pub(crate) fn revise(
     if record.get("runId").and_then(OrderedJson::as_str) != Some(request.run_id.as_str()) {
         return Err(mismatch());
     }
+    // The first commit wrote the strategy; a record without a readable one was changed by
+    // someone else since.
     let rollback = record
         .get("rollback")
         .and_then(|r| serde_json::from_value::<RollbackStrategy>(r.to_value()).ok())
-        .unwrap_or(RollbackStrategy::DeleteMessage);
+        .ok_or_else(mismatch)?;
     let old_extra = message
         .get("extra")
         .cloned()

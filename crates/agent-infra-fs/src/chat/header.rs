@@ -78,26 +78,50 @@ impl Header {
     /// The header line `original` with `chat_metadata.integrity` set to `id`; every other key
     /// keeps its value and place.
     pub(crate) fn with_integrity(&self, original: &[u8], id: &str) -> Result<Vec<u8>, ChatError> {
-        self.with_metadata(original, &[("integrity".to_owned(), id.into())])
+        let integrity = OrderedJson::from(id);
+        Ok(self
+            .with_metadata(original, &[("integrity", Some(&integrity))])?
+            .0)
     }
 
-    /// The header line `original` with the `chat_metadata` keys `entries` set (an existing
-    /// key keeps its place, a new one goes last); every other key keeps its value and place.
+    /// The header line `original` with the `chat_metadata` keys of `edits` set (`Some`; an
+    /// existing key keeps its place, a new one goes last) or removed (`None`), and the value
+    /// each key had before (`None`: absent). Every other key keeps its value and place.
     pub(crate) fn with_metadata(
         &self,
         original: &[u8],
-        entries: &[(String, OrderedJson)],
-    ) -> Result<Vec<u8>, ChatError> {
+        edits: &[(&str, Option<&OrderedJson>)],
+    ) -> Result<(Vec<u8>, Vec<Option<OrderedJson>>), ChatError> {
         self.metadata()?;
         let mut header = OrderedJson::from_slice(original)
             .map_err(|err| invalid(&format!("line 1 is not valid JSON: {err}")))?;
         let metadata = header
             .object_at("chat_metadata")
             .ok_or_else(|| invalid("line 1 is not a JSON object"))?;
-        for (key, value) in entries {
-            metadata.insert(key, value.clone());
+        let mut before = Vec::with_capacity(edits.len());
+        for (key, value) in edits {
+            before.push(metadata.get(key).cloned());
+            match value {
+                Some(value) => metadata.insert(key, (*value).clone()),
+                None => {
+                    metadata.remove(key);
+                }
+            }
         }
-        Ok(header.to_js_vec())
+        Ok((header.to_js_vec(), before))
+    }
+
+    /// `chat_metadata` of the header line `original`, as JavaScript reads it (`{}` when
+    /// absent or `null`).
+    pub(crate) fn metadata_values(&self, original: &[u8]) -> Result<OrderedJson, ChatError> {
+        self.metadata()?;
+        let header = OrderedJson::from_slice(original)
+            .map_err(|err| invalid(&format!("line 1 is not valid JSON: {err}")))?;
+        Ok(header
+            .get("chat_metadata")
+            .filter(|meta| meta.is_object())
+            .cloned()
+            .unwrap_or_else(OrderedJson::object))
     }
 
     fn metadata(&self) -> Result<Option<&Map<String, Value>>, ChatError> {

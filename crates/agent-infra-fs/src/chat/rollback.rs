@@ -13,12 +13,15 @@
 
 use std::collections::BTreeMap;
 
-use agent_application::ports::{ChatError, ChatRollbackReport, ChatRollbackRequest, RollbackError};
+use agent_application::ports::{
+    ChatError, ChatRollbackReport, ChatRollbackRequest, MetadataChange, RollbackError,
+};
 use agent_domain::json::OrderedJson;
 
 use super::committer::line;
 use super::document::ChatDocument;
 use super::edit::{agent_record, swipe_id};
+use super::header::Header;
 use super::lock::Rewrite;
 use super::message::parse_ordered;
 
@@ -40,7 +43,9 @@ pub(super) fn plan(
     let mut edits = BTreeMap::new();
     let mut report = ChatRollbackReport::default();
     for (&index, previous) in targets.iter().rev() {
-        let raw = doc.message(index).ok_or(ChatError::NoTarget("rollback"))?;
+        let raw = doc
+            .message(index)
+            .ok_or_else(|| RollbackError::TargetMissing(index.to_string()))?;
         let mut message = parse_ordered(raw, doc.line_number(index))?;
         match strategy(&message, request.run_id.as_str(), index)? {
             Strategy::DeleteMessage => {
@@ -61,7 +66,39 @@ pub(super) fn plan(
             }
         }
     }
-    Ok((report, Some(doc.with_edits(&edits))))
+    let mut bytes = doc.with_edits(&edits);
+    if !request.metadata.is_empty() {
+        (bytes, report.restored_metadata) = restore_metadata(bytes, &request.metadata)?;
+    }
+    Ok((report, Some(bytes)))
+}
+
+/// `bytes` (a whole chat) with each `chat_metadata` key the run set back as it was, while it
+/// still holds what the run wrote; the keys restored.
+fn restore_metadata(
+    bytes: Vec<u8>,
+    changes: &[MetadataChange],
+) -> Result<(Vec<u8>, Vec<String>), ChatError> {
+    let doc = ChatDocument::parse(bytes)?;
+    let Some(line) = doc.header() else {
+        return Ok((doc.into_bytes(), Vec::new()));
+    };
+    let header = Header::parse(line)?;
+    let current = header.metadata_values(line)?;
+    let unchanged: Vec<&MetadataChange> = changes
+        .iter()
+        .filter(|change| current.get(&change.key) == Some(&change.after))
+        .collect();
+    if unchanged.is_empty() {
+        return Ok((doc.into_bytes(), Vec::new()));
+    }
+    let edits: Vec<(&str, Option<&OrderedJson>)> = unchanged
+        .iter()
+        .map(|change| (change.key.as_str(), change.before.as_ref()))
+        .collect();
+    let (restored, _) = header.with_metadata(line, &edits)?;
+    let keys = unchanged.iter().map(|change| change.key.clone()).collect();
+    Ok((doc.with_header(&restored), keys))
 }
 
 enum Strategy {
@@ -117,7 +154,10 @@ fn delete_swipe(
             swipe_id: swipe.to_string(),
         });
     }
-    let current = swipe_id(message).unwrap_or(0).min(count - 1);
+    let current = swipe_id(message).unwrap_or(0);
+    if current >= count {
+        return Err(RollbackError::SwipeStateInvalid { index });
+    }
     let selected = match swipe.cmp(&current) {
         std::cmp::Ordering::Less => current - 1,
         std::cmp::Ordering::Greater => current,
