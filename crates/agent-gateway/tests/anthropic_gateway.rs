@@ -1,7 +1,8 @@
-//! The Anthropic Messages gateway against a mock provider: recorded-style responses
-//! (wire-formats §8.3, with tool names replaced by the default writer's aliases), thinking
-//! replay, the error classes Anthropic answers with, and a whole multi-round conversation
-//! whose outbound bodies are pinned and checked against Anthropic's transcript rules.
+//! The Anthropic Messages gateway against a mock provider: recorded-style responses (in the
+//! provider's documented shapes, with tool names replaced by the default writer's aliases),
+//! thinking replay, the error classes Anthropic answers with, and a whole multi-round
+//! conversation whose outbound bodies are pinned and checked against Anthropic's transcript
+//! rules.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,7 +1,7 @@
-//! The Gemini `generateContent` gateway against a mock provider: recorded-style responses
-//! (wire-formats §8.4, with tool names replaced by the default writer's aliases), minted
-//! call ids, thought-signature replay, function-response pairing, the error classes Gemini
-//! answers with, schema handling, and a whole multi-round conversation whose outbound
+//! The Gemini `generateContent` gateway against a mock provider: recorded-style responses (in
+//! the provider's documented shapes, with tool names replaced by the default writer's aliases),
+//! minted call ids, thought-signature replay, function-response pairing, the error classes
+//! Gemini answers with, schema handling, and a whole multi-round conversation whose outbound
 //! bodies are pinned and checked against Gemini's transcript rules.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

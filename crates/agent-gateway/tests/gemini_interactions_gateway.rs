@@ -1,6 +1,6 @@
 //! The Gemini Interactions gateway (stateless and chained) against a mock provider:
-//! recorded-style interactions (wire-formats §8.5, with tool names replaced by the default
-//! writer's aliases), thought-signature replay on the exact steps, `function_result`
+//! recorded-style interactions (in the provider's documented shapes, with tool names replaced by the
+//! default writer's aliases), thought-signature replay on the exact steps, `function_result`
 //! pairing, minted ids, the status mapping, the error classes, and whole multi-round
 //! conversations whose outbound bodies are pinned and checked against the step rules.
 

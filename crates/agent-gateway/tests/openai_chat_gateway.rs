@@ -1,6 +1,6 @@
-//! The Chat Completions gateway against a mock provider: recorded-style responses
-//! (wire-formats §8.1, with tool names replaced by the default writer's aliases), every
-//! error class, reasoning replay per dialect, and a whole multi-round conversation whose
+//! The Chat Completions gateway against a mock provider: recorded-style responses (in the
+//! provider's documented shapes, with tool names replaced by the default writer's aliases),
+//! every error class, reasoning replay per dialect, and a whole multi-round conversation whose
 //! outbound bodies are pinned and checked for tool-call pairing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

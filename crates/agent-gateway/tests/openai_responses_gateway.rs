@@ -1,7 +1,8 @@
 //! The OpenAI Responses gateway (stateless and chained) against a mock provider: recorded-style
-//! responses (wire-formats §8.2, with tool names replaced by the default writer's aliases),
-//! encrypted reasoning replay, the errors Responses answers with, and a whole multi-round
-//! conversation whose outbound bodies are pinned and checked against the item rules.
+//! responses (in the provider's documented shapes, with tool names replaced by the default
+//! writer's aliases), encrypted reasoning replay, the errors Responses answers with, and a
+//! whole multi-round conversation whose outbound bodies are pinned and checked against the item
+//! rules.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,4 +1,4 @@
-//! Anthropic Messages (wire-formats §3): `POST {base}/v1/messages`.
+//! Anthropic Messages (`docs/providers.md`): `POST {base}/v1/messages`.
 //!
 //! [`encode`] turns a canonical request into a request body and [`decode`] turns a
 //! response body into a canonical turn; both are pure so they can be tested without a

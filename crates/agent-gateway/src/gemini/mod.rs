@@ -1,4 +1,4 @@
-//! Google Gemini `generateContent` (wire-formats §4):
+//! Google Gemini `generateContent` (`docs/providers.md`):
 //! `POST {base}/v1beta/models/{model}:generateContent`.
 //!
 //! [`encode`] turns a canonical request into a request body and [`decode`] turns a

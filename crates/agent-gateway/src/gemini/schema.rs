@@ -1,5 +1,5 @@
-//! JSON Schema → the OpenAPI 3.0 subset Gemini's `parameters` accepts (wire-formats §4.7,
-//! §6.4). Works on a deep copy: the canonical schema is never changed.
+//! JSON Schema → the OpenAPI 3.0 subset Gemini's `parameters` accepts
+//! (`docs/providers.md`). Works on a deep copy: the canonical schema is never changed.
 
 use serde_json::{Map, Value, json};
 

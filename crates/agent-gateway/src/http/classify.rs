@@ -1,4 +1,4 @@
-//! Turning an HTTP answer or a transport failure into a [`ModelError`] (wire-formats §7).
+//! Turning an HTTP answer or a transport failure into a [`ModelError`] (`docs/providers.md`, Errors and retries).
 //!
 //! The provider's own error code decides first, because the same status means different
 //! things (OpenAI answers both a rate limit and an exhausted quota with 429, and only the

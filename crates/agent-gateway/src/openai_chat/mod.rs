@@ -1,4 +1,4 @@
-//! OpenAI Chat Completions (wire-formats §1), also spoken by most "OpenAI-compatible"
+//! OpenAI Chat Completions (`docs/providers.md`), also spoken by most "OpenAI-compatible"
 //! servers: llama.cpp, vLLM, Ollama, OpenRouter, DeepSeek.
 //!
 //! [`encode`] turns a canonical request into a request body and [`decode`] turns a

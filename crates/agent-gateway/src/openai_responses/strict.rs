@@ -1,4 +1,4 @@
-//! Whether a tool's schema can be sent with `strict: true` (wire-formats §6.2).
+//! Whether a tool's schema can be sent with `strict: true` (`docs/providers.md`, OpenAI Responses).
 //!
 //! Responses defaults function tools to strict, which constrains decoding to the schema but
 //! only accepts a subset of JSON Schema. The adapter never rewrites a schema to fit (making
