@@ -25,21 +25,12 @@ const OLD: &str = "2024-09-28@10h11m12s";
 
 /// A copy of the fixture folder, opened as storage.
 fn storage() -> (TempDir, FsStorage) {
-    fn copy_dir(from: &Path, to: &Path) {
-        fs::create_dir_all(to).unwrap();
-        for entry in fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy_dir(&entry.path(), &target);
-            } else {
-                fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sillytavern-user");
-    copy_dir(&fixture, dir.path());
+    let options = fs_extra::dir::CopyOptions::new()
+        .content_only(true)
+        .overwrite(true);
+    fs_extra::dir::copy(&fixture, dir.path(), &options).unwrap();
     let storage = FsStorage::open(DataDir::new(dir.path()));
     (dir, storage)
 }

@@ -24,20 +24,11 @@ fn fixture() -> PathBuf {
 
 /// A copy of the fixture folder to change.
 fn copy() -> (TempDir, DataDir) {
-    fn copy_dir(from: &Path, to: &Path) {
-        fs::create_dir_all(to).unwrap();
-        for entry in fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy_dir(&entry.path(), &target);
-            } else {
-                fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixture(), dir.path());
+    let options = fs_extra::dir::CopyOptions::new()
+        .content_only(true)
+        .overwrite(true);
+    fs_extra::dir::copy(fixture(), dir.path(), &options).unwrap();
     let data = DataDir::new(dir.path());
     (dir, data)
 }
