@@ -10,10 +10,20 @@
 //! description, character description, personality, depth prompt, scenario, creator notes;
 //! empty ones skipped), the injected prompt texts, and the recursion texts (left out of
 //! min-activations passes).
+//!
+//! Most entries of a pass share one haystack (the global depth, no `match*` flags), so each
+//! distinct haystack is built (and lowercased) once per pass, not once per entry: a scan
+//! deepening one message at a time for min activations would otherwise rebuild the whole
+//! chat's text for every entry on every step.
 
-use super::entry::WorldEntry;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::entry::{MatchSources, WorldEntry};
 use super::explain::ScanPhase;
 use super::input::{GlobalScanData, ScanInput};
+use super::matching::Haystack;
 use crate::json::js::js_trim;
 
 /// The deepest scan SillyTavern allows (`MAX_SCAN_DEPTH`).
@@ -30,6 +40,16 @@ pub(super) struct ScanBuffer<'a> {
     recursion: Vec<String>,
     depth: i64,
     skew: i64,
+    /// The haystacks built since the depth or the recursion texts last changed.
+    built: RefCell<HashMap<HaystackShape, Rc<Haystack>>>,
+}
+
+/// What decides a haystack's text while the depth and the recursion texts stay the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct HaystackShape {
+    depth: usize,
+    sources: MatchSources,
+    with_recursion: bool,
 }
 
 impl<'a> ScanBuffer<'a> {
@@ -59,6 +79,7 @@ impl<'a> ScanBuffer<'a> {
             recursion: Vec::new(),
             depth,
             skew: 0,
+            built: RefCell::default(),
         }
     }
 
@@ -70,10 +91,12 @@ impl<'a> ScanBuffer<'a> {
     /// Scans one message deeper (min activations).
     pub(super) fn advance(&mut self) {
         self.skew += 1;
+        self.built.get_mut().clear();
     }
 
     pub(super) fn add_recursion(&mut self, text: String) {
         self.recursion.push(text);
+        self.built.get_mut().clear();
     }
 
     pub(super) fn has_recursion(&self) -> bool {
@@ -81,17 +104,30 @@ impl<'a> ScanBuffer<'a> {
     }
 
     /// The haystack of `entry` in a pass of kind `phase`.
-    pub(super) fn haystack(&self, entry: &WorldEntry, phase: ScanPhase) -> String {
+    pub(super) fn haystack(&self, entry: &WorldEntry, phase: ScanPhase) -> Rc<Haystack> {
         let depth = entry.scan_depth.unwrap_or_else(|| self.depth());
-        if depth <= 0 {
+        let shape = HaystackShape {
+            depth: usize::try_from(depth.max(0))
+                .unwrap_or(MAX_SCAN_DEPTH)
+                .min(MAX_SCAN_DEPTH),
+            sources: entry.match_sources,
+            with_recursion: phase != ScanPhase::MinActivations,
+        };
+        let mut built = self.built.borrow_mut();
+        let haystack = built
+            .entry(shape)
+            .or_insert_with(|| Rc::new(Haystack::new(self.text(shape))));
+        Rc::clone(haystack)
+    }
+
+    /// The text of a haystack of `shape` (see the module docs).
+    fn text(&self, shape: HaystackShape) -> String {
+        if shape.depth == 0 {
             return String::new();
         }
-        let depth = usize::try_from(depth)
-            .unwrap_or(MAX_SCAN_DEPTH)
-            .min(MAX_SCAN_DEPTH);
-        let newest = &self.messages[..depth.min(self.messages.len())];
+        let newest = &self.messages[..shape.depth.min(self.messages.len())];
         let mut text = format!("{MATCHER}{}", newest.join(JOINER));
-        let wanted = entry.match_sources;
+        let wanted = shape.sources;
         let data = self.scan_data;
         let sources = [
             (wanted.persona_description, &data.persona_description),
@@ -109,7 +145,7 @@ impl<'a> ScanBuffer<'a> {
             text.push_str(JOINER);
             text.push_str(&self.injections.join(JOINER));
         }
-        if !self.recursion.is_empty() && phase != ScanPhase::MinActivations {
+        if !self.recursion.is_empty() && shape.with_recursion {
             text.push_str(JOINER);
             text.push_str(&self.recursion.join(JOINER));
         }

@@ -205,7 +205,7 @@ impl PromptRole {
 }
 
 /// Which texts besides the chat an entry's keys are also matched against.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchSources {
     pub persona_description: bool,

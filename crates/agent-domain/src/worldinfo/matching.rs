@@ -34,6 +34,10 @@ impl Haystack {
         }
     }
 
+    pub(super) fn text(&self) -> &str {
+        &self.text
+    }
+
     fn lowered(&self) -> &str {
         self.lowered.get_or_init(|| self.text.to_lowercase())
     }
@@ -65,12 +69,12 @@ impl<'e> KeyMatcher<'e> {
     /// that) matches `haystack` for `entry`.
     pub(super) fn matches(&mut self, haystack: &Haystack, key: &str, entry: &WorldEntry) -> bool {
         if let Some(regex) = self.regex(key) {
-            return regex.is_match(&haystack.text);
+            return regex.is_match(haystack.text());
         }
         let case_sensitive = entry.case_sensitive.unwrap_or(self.case_sensitive);
         let (text, lowered_key);
         let (text, key) = if case_sensitive {
-            (haystack.text.as_str(), key)
+            (haystack.text(), key)
         } else {
             lowered_key = key.to_lowercase();
             text = haystack.lowered();

@@ -54,7 +54,7 @@ use super::entry::SelectiveLogic;
 use super::explain::{ActivationCause, ScanPhase, SecondaryMatch, SkipReason};
 use super::groups::{GroupFilter, group_score};
 use super::input::ScanInput;
-use super::matching::{Haystack, KeyMatcher};
+use super::matching::KeyMatcher;
 use super::placement::WorldInfoPlacement;
 use super::scan_entry::ScanEntry;
 use super::settings::WorldInfoSettings;
@@ -354,7 +354,7 @@ impl Scan<'_, '_> {
     ) -> Result<ActivationCause, SkipReason> {
         let entries = self.entries;
         let entry = &entries[index].entry;
-        let haystack = Haystack::new(self.buffer.haystack(entry, phase));
+        let haystack = self.buffer.haystack(entry, phase);
         let macros = self.macros;
         let matcher = &mut self.matcher;
         let mut matches = |key: &str| {
@@ -416,7 +416,7 @@ impl Scan<'_, '_> {
         let buffer = &self.buffer;
         let matcher = &mut self.matcher;
         let mut score = |scan_entry: &ScanEntry| {
-            let haystack = Haystack::new(buffer.haystack(&scan_entry.entry, phase));
+            let haystack = buffer.haystack(&scan_entry.entry, phase);
             group_score(&scan_entry.entry, |key| {
                 matcher.matches(&haystack, key, &scan_entry.entry)
             })

@@ -1,6 +1,8 @@
 //! What text an entry's keys are matched against: scan depth, names, `match*` texts,
 //! injections and recursion text.
 
+use std::rc::Rc;
+
 use serde_json::json;
 
 use super::support::{Scenario, book};
@@ -104,7 +106,7 @@ fn the_haystack_is_laid_out_in_a_fixed_order() {
     buffer.add_recursion("recursed one".into());
     buffer.add_recursion("recursed two".into());
     assert_eq!(
-        buffer.haystack(&entry, ScanPhase::Recursion),
+        buffer.haystack(&entry, ScanPhase::Recursion).text(),
         "\x01Alex:   m4 newest: the gate\n\x01Seraphina: m3: the bridge\n\x01persona\
          \n\x01description\n\x01personality\n\x01depth prompt\n\x01creator notes\
          \n\x01note\n\x01depth note\n\x01recursed one\n\x01recursed two"
@@ -112,9 +114,39 @@ fn the_haystack_is_laid_out_in_a_fixed_order() {
     let plain = book("Lore", json!([{"uid": 0}])).entries.remove(0);
     buffer.advance();
     assert_eq!(
-        buffer.haystack(&plain, ScanPhase::MinActivations),
+        buffer.haystack(&plain, ScanPhase::MinActivations).text(),
         "\x01Alex:   m4 newest: the gate\n\x01Seraphina: m3: the bridge\n\x01Alex: m2: the forest\
          \n\x01note\n\x01depth note",
         "one message deeper, and no recursion text in a min-activations pass"
     );
+}
+
+#[test]
+fn a_haystack_is_built_once_until_the_depth_or_the_recursion_text_changes() {
+    let input = ScanInput {
+        messages: five_messages()
+            .iter()
+            .map(|(n, t)| ScanMessage::new(*n, *t))
+            .collect(),
+        ..ScanInput::default()
+    };
+    let entries = book("Lore", json!([{"uid": 0}, {"uid": 1}, {"uid": 2, "scanDepth": 4}]));
+    let [first, second, own_depth] = [0, 1, 2].map(|i| entries.entries[i].clone());
+    let mut buffer = ScanBuffer::new(&input, 2, true);
+    let shared = buffer.haystack(&first, ScanPhase::Initial);
+    assert!(Rc::ptr_eq(
+        &shared,
+        &buffer.haystack(&second, ScanPhase::Initial)
+    ));
+    assert!(!Rc::ptr_eq(
+        &shared,
+        &buffer.haystack(&own_depth, ScanPhase::Initial)
+    ));
+    buffer.add_recursion("the tower".into());
+    let recursed = buffer.haystack(&first, ScanPhase::Recursion);
+    assert!(recursed.text().ends_with("\n\x01the tower"));
+    buffer.advance();
+    let deeper = buffer.haystack(&first, ScanPhase::MinActivations);
+    assert!(deeper.text().contains("m2: the forest"));
+    assert!(!deeper.text().contains("the tower"));
 }
