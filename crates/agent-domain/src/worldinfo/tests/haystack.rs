@@ -130,7 +130,10 @@ fn a_haystack_is_built_once_until_the_depth_or_the_recursion_text_changes() {
             .collect(),
         ..ScanInput::default()
     };
-    let entries = book("Lore", json!([{"uid": 0}, {"uid": 1}, {"uid": 2, "scanDepth": 4}]));
+    let entries = book(
+        "Lore",
+        json!([{"uid": 0}, {"uid": 1}, {"uid": 2, "scanDepth": 4}]),
+    );
     let [first, second, own_depth] = [0, 1, 2].map(|i| entries.entries[i].clone());
     let mut buffer = ScanBuffer::new(&input, 2, true);
     let shared = buffer.haystack(&first, ScanPhase::Initial);
