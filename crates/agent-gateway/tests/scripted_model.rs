@@ -119,8 +119,8 @@ fn origin(response: &AgentModelResponse) -> (String, u64) {
     )
 }
 
-/// The DESIGN §6 example, verbatim.
-fn design_example() -> ScriptedModel {
+/// The example of `docs/scripted-model.md`, verbatim.
+fn doc_example() -> ScriptedModel {
     model(json!({
       "turns": [
         {"tool_calls": [{"name": "workspace_write_file",
@@ -162,8 +162,8 @@ async fn a_turn_becomes_a_canonical_response() {
 }
 
 #[tokio::test]
-async fn the_design_example_plays_through() {
-    let model = design_example();
+async fn the_doc_example_plays_through() {
+    let model = doc_example();
     let first = ok(&model, root()).await;
     assert_eq!(ids(&first), ["call_1"]);
     let second = ok(&model, root()).await;

@@ -52,7 +52,7 @@ const BENCH: &str = "scripted_run_201_rounds";
 /// Runs timed by the bench itself after criterion's measurement.
 const OWN_RUNS: usize = 5;
 
-/// The script (DESIGN §6): 200 rounds of write + read + patch, then write, commit, finish.
+/// The script (`docs/scripted-model.md`): 200 rounds of write + read + patch, then write, commit, finish.
 fn script() -> Value {
     let mut turns: Vec<Value> = (1..=WORK_ROUNDS)
         .map(|n| {

@@ -1,4 +1,4 @@
-//! The command line: every subcommand, flag and argument of `tavern-agent` (DESIGN §6).
+//! The command line: every subcommand, flag and argument of `tavern-agent` (`docs/cli.md`).
 
 use std::path::PathBuf;
 

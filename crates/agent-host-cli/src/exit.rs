@@ -1,4 +1,4 @@
-//! Exit statuses (DESIGN §6) and the error type that carries one out of a command.
+//! Exit statuses (`docs/cli.md`) and the error type that carries one out of a command.
 
 use std::fmt;
 use std::process::ExitCode;

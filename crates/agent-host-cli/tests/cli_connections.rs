@@ -74,7 +74,7 @@ fn add_list_show_remove_round_trip() {
         .stdout("connection openai saved\n")
         .stderr(contains(format!("${KEY_VAR} is not set")));
 
-    // The file lands where DESIGN §5 says, as the documented record.
+    // The file lands where `docs/connections.md` says, as the documented record.
     let on_disk: Value =
         serde_json::from_str(&fs::read_to_string(connection_file(&fx, "openai")).unwrap()).unwrap();
     assert_eq!(

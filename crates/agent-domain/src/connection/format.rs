@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::ConnectionError;
 
-/// The provider wire format of a connection, named as DESIGN §6 spells it.
+/// The provider wire format of a connection, named as `docs/connections.md` spells it.
 ///
 /// The format decides the request shape and the base URL convention: OpenAI formats take a
 /// base URL that includes the API version, Anthropic and Gemini formats one without it

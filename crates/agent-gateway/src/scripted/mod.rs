@@ -1,4 +1,4 @@
-//! The scripted model (DESIGN §6): a [`ModelGateway`] that answers each call with the
+//! The scripted model (`docs/scripted-model.md`): a [`ModelGateway`] that answers each call with the
 //! next turn of a JSON script instead of asking a provider, so the whole run loop —
 //! tool calls, malformed arguments, provider errors and retries, delays, subagents and
 //! handoffs — can be driven offline and deterministically.

@@ -1,5 +1,5 @@
 //! The model of a run: `--script`, else `--connection`, else the profile's own binding
-//! (DESIGN §6). Everything that can be wrong with the choice (an unknown connection, an unset
+//! (`docs/cli.md`). Everything that can be wrong with the choice (an unknown connection, an unset
 //! key variable, a format this build cannot speak) is found here, before a run exists, and
 //! exits 2.
 
