@@ -13,14 +13,15 @@ use agent_domain::workspace::WorkspacePath;
 
 use super::area::Area;
 use super::locks::StripedLocks;
-use crate::atomic::{sync_dir, write_atomic};
+use crate::atomic::write_atomic_with;
 use crate::confine::{ConfineError, Parents, confine};
 use crate::digest::sha256_hex;
+use crate::durability::Syncer;
 use crate::layout::RunDir;
 
 /// Creates the run directory, the five roots and `tool-results/`. Running it again is
 /// harmless; an area that exists as anything but a real folder is an integrity fault.
-pub(crate) fn initialize(run_dir: &RunDir) -> Result<(), WorkspaceError> {
+pub(crate) fn initialize(run_dir: &RunDir, syncer: &Syncer) -> Result<(), WorkspaceError> {
     fs::create_dir_all(run_dir.path()).map_err(|err| io_error(err, run_dir.path().display()))?;
     for area in Area::all() {
         let dir = run_dir.path().join(area.dir_name());
@@ -37,7 +38,7 @@ pub(crate) fn initialize(run_dir: &RunDir) -> Result<(), WorkspaceError> {
             Err(err) => return Err(io_error(err, area.dir_name())),
         }
     }
-    sync_dir(run_dir.path());
+    syncer.dir_changed(run_dir.path());
     Ok(())
 }
 
@@ -63,6 +64,7 @@ pub(crate) fn read(
 pub(crate) fn write(
     run_dir: &RunDir,
     locks: &StripedLocks,
+    syncer: &Syncer,
     path: &WorkspacePath,
     text: &str,
     guard: &WriteGuard,
@@ -71,7 +73,7 @@ pub(crate) fn write(
     let _held = locks.lock(&target);
     let previous = current_bytes(&target, path)?.map(|bytes| sha256_hex(&bytes));
     check_guard(guard, previous.as_deref(), path)?;
-    replace(&target, path, text.as_bytes(), previous)
+    replace(&target, path, text.as_bytes(), previous, syncer)
 }
 
 /// Appends verbatim by rewriting the whole file atomically, so a crash never leaves a
@@ -79,6 +81,7 @@ pub(crate) fn write(
 pub(crate) fn append(
     run_dir: &RunDir,
     locks: &StripedLocks,
+    syncer: &Syncer,
     path: &WorkspacePath,
     text: &str,
 ) -> Result<WriteReceipt, WorkspaceError> {
@@ -88,7 +91,7 @@ pub(crate) fn append(
     let previous = current.as_deref().map(sha256_hex);
     let mut whole = current.unwrap_or_default();
     whole.extend_from_slice(text.as_bytes());
-    replace(&target, path, &whole, previous)
+    replace(&target, path, &whole, previous, syncer)
 }
 
 /// What is at `path`; hidden storage and paths under a missing folder are absent.
@@ -199,8 +202,9 @@ fn replace(
     path: &WorkspacePath,
     bytes: &[u8],
     previous_sha256: Option<String>,
+    syncer: &Syncer,
 ) -> Result<WriteReceipt, WorkspaceError> {
-    write_atomic(target, bytes).map_err(|err| io_error(err, path))?;
+    write_atomic_with(target, bytes, syncer).map_err(|err| io_error(err, path))?;
     Ok(WriteReceipt {
         sha256: sha256_hex(bytes),
         bytes: bytes.len() as u64,
@@ -248,17 +252,19 @@ mod tests {
     fn racing_creators_on_the_sync_core_leave_one_winner() {
         let dir = tempfile::tempdir().unwrap();
         let run_dir = RunDir(dir.path().join("run"));
-        initialize(&run_dir).unwrap();
+        let syncer = Syncer::strict();
+        initialize(&run_dir, &syncer).unwrap();
         let locks = StripedLocks::new();
         let path = wp("output/once.md");
         let wins = std::thread::scope(|scope| {
             let tasks: Vec<_> = (0..8)
                 .map(|i| {
-                    let (run_dir, locks, path) = (&run_dir, &locks, &path);
+                    let (run_dir, locks, path, syncer) = (&run_dir, &locks, &path, &syncer);
                     scope.spawn(move || {
                         write(
                             run_dir,
                             locks,
+                            syncer,
                             path,
                             &i.to_string(),
                             &WriteGuard::MustNotExist,
@@ -283,7 +289,7 @@ mod tests {
         let run_dir = RunDir(dir.path().join("run"));
         fs::create_dir_all(run_dir.path()).unwrap();
         std::os::unix::fs::symlink(outside.path(), run_dir.path().join("plan")).unwrap();
-        let err = initialize(&run_dir).unwrap_err();
+        let err = initialize(&run_dir, &Syncer::strict()).unwrap_err();
         assert!(matches!(err, WorkspaceError::Integrity(_)), "{err}");
     }
 }
