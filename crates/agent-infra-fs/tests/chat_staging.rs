@@ -11,13 +11,26 @@ use std::time::{Duration, SystemTime};
 
 use agent_application::ports::{ChatCommitPort, CommitTarget};
 use agent_infra_fs::chat::{FsChatCommitter, FsChatStore};
-use chat_support::{Chat, chat_with, names_in, request};
+use chat_support::{Chat, chat_with, request};
 
 const CHAT: &str = concat!(
     r#"{"user_name":"Ann","character_name":"Seraphina","chat_metadata":{"integrity":"stable-1"}}"#,
     "\n",
     r#"{"name":"Ann","is_user":true,"mes":"Hello","extra":{}}"#,
 );
+
+/// The names directly in `dir`, sorted.
+pub fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
 
 /// A temp id as our writers name them.
 const HEX: &str = "0123456789abcdef0123456789abcdef";

@@ -75,16 +75,3 @@ pub fn request(chat: &Chat, run: &str, target: CommitTarget, text: &str) -> Chat
         metadata: Vec::new(),
     }
 }
-
-/// The names directly in `dir`, sorted.
-pub fn names_in(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
