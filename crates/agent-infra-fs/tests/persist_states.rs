@@ -654,3 +654,16 @@ async fn a_copy_that_cannot_be_refreshed_is_a_warning_not_a_failure() {
     );
     assert!(!fx.data.chat_persist(&fx.ws()).exists());
 }
+
+#[tokio::test]
+async fn a_file_name_of_255_bytes_is_promoted_and_shown() {
+    let fx = Fixture::new();
+    let name = format!("{}.md", "n".repeat(252));
+    fx.promoted("run_1", None, &[(name.as_str(), "long")]).await;
+    let expected = files(&[(name.as_str(), "long")]);
+    assert_eq!(tree(&fx.state_dir("run_1").join("persist")), expected);
+    assert_eq!(tree(&fx.data.chat_persist(&fx.ws())), expected);
+    let next = run("run_2", Some("run_1"));
+    fx.store.project_base(&next).await.unwrap();
+    assert_eq!(tree(&fx.run_persist(&next)), expected);
+}
