@@ -9,14 +9,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// A temp path beside `target`: `.<name>.tmp-<uuid>`.
+/// A temp path beside `target`: `.tmp-<uuid>`. It never embeds the target's name, so any
+/// name the file system can hold (255 bytes) can also be staged.
 pub fn temp_path_for(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = format!(".{name}.tmp-{}", uuid::Uuid::new_v4().simple());
-    target.with_file_name(tmp)
+    target.with_file_name(format!(".tmp-{}", uuid::Uuid::new_v4().simple()))
 }
 
 fn stage(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
@@ -24,13 +20,19 @@ fn stage(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
         fs::create_dir_all(parent)?;
     }
     let tmp = temp_path_for(target);
-    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    if let Err(err) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(err);
-    }
+    write_new(&tmp, bytes)?;
     Ok(tmp)
+}
+
+/// Creates `path`, which must not exist, holding `bytes`, synced. Nothing is left behind
+/// when it fails.
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    if written.is_err() {
+        let _ = fs::remove_file(path);
+    }
+    written
 }
 
 /// Makes a rename or link durable by syncing the directory that holds it. Best effort on
@@ -89,6 +91,16 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_name_of_255_bytes_can_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("n".repeat(255));
+        write_atomic(&target, b"long").unwrap();
+        write_create_only(&dir.path().join("c".repeat(255)), b"once").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"long");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! <data>/worlds/<name>.json                    SillyTavern lorebooks
 //! <data>/groups/<id>.json                      SillyTavern groups
 //! <data>/_tauritavern/                        (on a TauriTavern install: <data>/../_tauritavern/)
+//!   agent-workspaces/.staging/<writer>/        chats being written (see `staging.rs`)
 //!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
 //!   agent-workspaces/index/run-summaries/<run>.json
 //!   agent-workspaces/chats/<ws>/runs/<run>/    one run (see `RunDir`)
@@ -97,6 +98,12 @@ impl DataDir {
 
     pub fn agent_workspaces(&self) -> PathBuf {
         self.tauritavern().join("agent-workspaces")
+    }
+
+    /// Where files bound for SillyTavern's folders are staged before they are renamed there
+    /// (see `staging.rs`): ours, and on the same file system as the chats.
+    pub fn staging(&self) -> PathBuf {
+        self.agent_workspaces().join(".staging")
     }
 
     pub fn run_index_dir(&self) -> PathBuf {

@@ -22,6 +22,7 @@ pub mod profiles;
 pub mod run_locator;
 pub mod runs;
 pub mod skills;
+pub mod staging;
 pub mod storage;
 pub mod user_data;
 pub mod workspace;

@@ -27,7 +27,11 @@ pub(crate) fn initialize(run_dir: &RunDir) -> Result<(), WorkspaceError> {
         match fs::create_dir(&dir) {
             Ok(()) => {}
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
-                if kind_at(&dir, area.dir_name())? != Some(EntryKind::Directory) {
+                // `symlink_metadata` does not follow a link, so a linked area is no folder.
+                let is_folder = fs::symlink_metadata(&dir)
+                    .map_err(|err| io_error(err, area.dir_name()))?
+                    .is_dir();
+                if !is_folder {
                     return Err(WorkspaceError::Integrity(format!(
                         "`{}` is not a folder",
                         area.dir_name()
@@ -97,7 +101,7 @@ pub(crate) fn kind_of(
     path: &WorkspacePath,
 ) -> Result<Option<EntryKind>, WorkspaceError> {
     match resolve_readable(run_dir, path) {
-        Ok(target) => kind_at(&target, path.as_str()),
+        Ok(target) => kind_at(&target, path),
         Err(WorkspaceError::NotFound(_)) => Ok(None),
         Err(err) => Err(err),
     }
@@ -147,7 +151,7 @@ pub(super) fn current_bytes(
     target: &Path,
     path: &WorkspacePath,
 ) -> Result<Option<Vec<u8>>, WorkspaceError> {
-    match kind_at(target, path.as_str())? {
+    match kind_at(target, path)? {
         None => Ok(None),
         Some(EntryKind::Directory) => Err(WorkspaceError::IsDirectory(path.clone())),
         Some(EntryKind::File) => match fs::read(target) {
@@ -158,20 +162,48 @@ pub(super) fn current_bytes(
     }
 }
 
-/// What is at `target` without following links. A link, or anything that is neither a
-/// regular file nor a folder, is an integrity fault.
-pub(super) fn kind_at(target: &Path, shown: &str) -> Result<Option<EntryKind>, WorkspaceError> {
+/// What is at `target` (the file of `path`) without following links. A link, anything that
+/// is neither a regular file nor a folder, and a file in one of the five roots with another
+/// name (a hard link) are integrity faults. `tool-results/` is the runtime's own storage,
+/// whose files may share their content with other runtime files.
+pub(super) fn kind_at(
+    target: &Path,
+    path: &WorkspacePath,
+) -> Result<Option<EntryKind>, WorkspaceError> {
     match fs::symlink_metadata(target) {
         Ok(meta) if meta.file_type().is_symlink() => Err(WorkspaceError::Integrity(format!(
-            "`{shown}` is a symbolic link; links are not followed inside a workspace"
+            "`{path}` is a symbolic link; links are not followed inside a workspace"
         ))),
         Ok(meta) if meta.is_dir() => Ok(Some(EntryKind::Directory)),
+        Ok(meta) if meta.is_file() && matches!(Area::of(path), Some(Area::Root(_))) => {
+            match names_of(&meta) {
+                1 => Ok(Some(EntryKind::File)),
+                names => Err(WorkspaceError::Integrity(format!(
+                    "`{path}` is a hard link ({names} names for one file); links are not \
+                     followed inside a workspace"
+                ))),
+            }
+        }
         Ok(meta) if meta.is_file() => Ok(Some(EntryKind::File)),
         Ok(_) => Err(WorkspaceError::Integrity(format!(
-            "`{shown}` is neither a regular file nor a folder"
+            "`{path}` is neither a regular file nor a folder"
         ))),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(io_error(err, shown)),
+        Err(err) => Err(io_error(err, path)),
+    }
+}
+
+/// How many names (hard links) the file has. Only Unix tells; elsewhere every file counts
+/// as having one.
+fn names_of(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
     }
 }
 
