@@ -14,7 +14,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     after_help = "Exit status: 0 success, 1 failure, 2 bad arguments or a missing object. \
                   `run` and `demo`: 0 completed, 2 no run created, 3 partial success, 4 failed, \
-                  130 cancelled. See docs/cli.md."
+                  130 cancelled. Errors print `error: <code>: <message>` on stderr, or with \
+                  --json one object {\"code\", \"message\"}. See docs/cli.md."
 )]
 pub struct Cli {
     /// The data directory (a SillyTavern user folder). Default: `$TAVERN_AGENT_DATA_DIR`,

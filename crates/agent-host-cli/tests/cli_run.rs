@@ -195,7 +195,7 @@ fn bad_arguments_exit_2_and_create_no_run() {
         let stderr = stderr_of(&assert);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
         assert!(
-            !stderr.contains("run: "),
+            !stderr.lines().any(|line| line.starts_with("run: ")),
             "{args:?} started a run: {stderr}"
         );
     }
