@@ -32,7 +32,8 @@ pub enum Command {
     /// Run an agent on a chat and commit its answer.
     #[command(
         after_help = "Exit status: 0 run_completed, 2 bad arguments or configuration (no run \
-                      created), 3 run_partial_success, 4 run_failed, 130 run_cancelled (Ctrl-C)."
+                      created), 3 run_partial_success, 4 run_failed, 130 run_cancelled (Ctrl-C, \
+                      SIGTERM or SIGHUP)."
     )]
     Run(RunArgs),
     /// Run the bundled offline demo in a fresh temporary data directory.

@@ -22,7 +22,7 @@ pub enum Exit {
     PartialSuccess,
     /// `run_failed`.
     RunFailed,
-    /// `run_cancelled` (Ctrl-C).
+    /// `run_cancelled` (Ctrl-C, SIGTERM or SIGHUP).
     Cancelled,
 }
 
@@ -69,7 +69,7 @@ pub mod codes {
     pub const OUTPUT_FAILED: &str = "cli.output_failed";
     /// The process could not set up its async runtime or signal handlers.
     pub const STARTUP_FAILED: &str = "cli.startup_failed";
-    /// A second Ctrl-C stopped the command before its run ended.
+    /// A second Ctrl-C (or SIGTERM, SIGHUP) stopped the command before its run ended.
     pub const INTERRUPTED: &str = "cli.interrupted";
 }
 

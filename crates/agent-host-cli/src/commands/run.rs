@@ -65,8 +65,8 @@ fn read_json(path: &Path) -> CmdResult<serde_json::Value> {
     })
 }
 
-/// Starts the run, shows it until it ends (cancelling it on Ctrl-C), and returns how it
-/// ended. A run that cannot start is a usage error: no run exists.
+/// Starts the run, shows it until it ends (cancelling it on Ctrl-C, SIGTERM or SIGHUP),
+/// and returns how it ended. A run that cannot start is a usage error: no run exists.
 pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunOutcome> {
     let mut interrupts = Interrupts::install().or_code(Exit::Failure, codes::STARTUP_FAILED)?;
     let started = host.runtime.start_run(request).await.map_err(start_error)?;
@@ -199,11 +199,14 @@ fn start_error(error: StartRunError) -> Failed {
     }
 }
 
-/// Ctrl-C, registered at once (not on first poll), so an interrupt that arrives while the
-/// run starts is not lost.
+/// The signals that ask a run to stop: Ctrl-C, and on Unix also SIGTERM (what `kill`,
+/// systemd and container runtimes send) and SIGHUP (the terminal went away). Each one is
+/// handled like Ctrl-C, so the run ends `run_cancelled` with a complete journal instead of
+/// being left mid-step. Registered at once (not on first poll), so a signal that arrives
+/// while the run starts is not lost.
 struct Interrupts {
     #[cfg(unix)]
-    signal: tokio::signal::unix::Signal,
+    signals: Vec<tokio::signal::unix::Signal>,
     #[cfg(windows)]
     signal: tokio::signal::windows::CtrlC,
 }
@@ -211,15 +214,36 @@ struct Interrupts {
 impl Interrupts {
     fn install() -> io::Result<Self> {
         #[cfg(unix)]
-        let signal = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let kinds = [
+                SignalKind::interrupt(),
+                SignalKind::terminate(),
+                SignalKind::hangup(),
+            ];
+            let signals = kinds.into_iter().map(signal).collect::<io::Result<_>>()?;
+            Ok(Self { signals })
+        }
         #[cfg(windows)]
-        let signal = tokio::signal::windows::ctrl_c()?;
-        Ok(Self { signal })
+        Ok(Self {
+            signal: tokio::signal::windows::ctrl_c()?,
+        })
     }
 
+    /// The next interrupt, from whichever signal comes first.
     async fn recv(&mut self) {
-        if self.signal.recv().await.is_none() {
-            // The handler is gone; never report another interrupt.
+        #[cfg(unix)]
+        let received = {
+            let waits = self
+                .signals
+                .iter_mut()
+                .map(|signal| Box::pin(signal.recv()));
+            futures::future::select_all(waits).await.0
+        };
+        #[cfg(windows)]
+        let received = self.signal.recv().await;
+        if received.is_none() {
+            // A handler is gone; never report another interrupt.
             std::future::pending::<()>().await;
         }
     }
