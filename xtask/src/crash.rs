@@ -29,7 +29,7 @@ use check::{Baseline, Checker, Moment, Report};
 use scenario::Scenario;
 
 /// Kills when no count is given.
-pub const DEFAULT_KILLS: u32 = 30;
+const DEFAULT_KILLS: u32 = 30;
 
 /// The chat every run answers, as `--chat` names it (the demo's).
 const CHAT: &str = "Seraphina/Forest Meeting.jsonl";

@@ -104,12 +104,6 @@ impl Failed {
     }
 }
 
-impl fmt::Display for Failed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
 /// Prints an error line on stderr, in the shape every error of the binary has (see
 /// [`Failed::print`]). A message that already starts with its code does not repeat it.
 pub fn print_error(json: bool, code: &str, message: &str) {

@@ -583,7 +583,7 @@ fn check_leftovers(data: &Path, out: &mut Vec<String>) {
 
 /// `.<name>.tmp-<uuid>`, `.cp_000001.tmp-<uuid>`, `.persist.tmp-<uuid>`,
 /// `.persist.old-<uuid>`: what the stores stage before a rename.
-pub fn is_temp_name(name: &str) -> bool {
+fn is_temp_name(name: &str) -> bool {
     name.contains(".tmp-") || name.ends_with(".tmp") || name.contains(".old-")
 }
 
@@ -641,7 +641,7 @@ fn read_json(path: &Path) -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(|err| err.to_string())
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
+fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
