@@ -22,17 +22,24 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// A random run: a draft of random size (sometimes large, so writing, checkpointing and
-    /// committing it take a while), then a random selection of the other steps, always
-    /// with a commit before the finish so the run can complete.
+    /// A random run: sometimes a large scratch file first (so writing and checkpointing it
+    /// take a while), then a small draft, then a random selection of the other steps, always
+    /// with a commit before the finish so the run can complete. Drafts stay small: every
+    /// commit lands in the chat, and every later run reads and snapshots the whole chat.
     pub fn random(rng: &mut Rng, iteration: u32) -> Self {
         let mut builder = Builder::new(rng);
         let marker = format!("MARK-{iteration}");
-        let size = if builder.rng.u8(..4) == 0 {
-            builder.rng.usize(256 * 1024..=1024 * 1024)
-        } else {
-            builder.rng.usize(200..=4096)
-        };
+        if builder.rng.u8(..4) == 0 {
+            let size = builder.rng.usize(256 * 1024..=1024 * 1024);
+            builder.turn(
+                &format!("scratch {}", human_size(size)),
+                call(
+                    "workspace_write_file",
+                    json!({"path": "scratch/research.md", "content": draft(iteration, "notes", size)}),
+                ),
+            );
+        }
+        let size = builder.rng.usize(200..=4096);
         builder.turn(
             &format!("write {}", human_size(size)),
             call(
@@ -183,6 +190,14 @@ mod tests {
                 .map(|turn| turn["tool_calls"][0]["name"].as_str().unwrap())
                 .collect();
             assert_eq!(names.first(), Some(&"workspace_write_file"));
+            let draft = a.script["turns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|turn| &turn["tool_calls"][0]["arguments"])
+                .find(|args| args["path"] == "output/main.md")
+                .unwrap();
+            assert!(draft["content"].as_str().unwrap().len() <= 4096 + 100);
             assert_eq!(names.last(), Some(&"workspace_finish"));
             assert!(names.contains(&"workspace_commit"), "{names:?}");
             assert_eq!(names.len() as u32, a.turns);
@@ -195,8 +210,11 @@ mod tests {
         for seed in 0..50 {
             let scenario = Scenario::random(&mut Rng::with_seed(seed), 3);
             let turns = scenario.script["turns"].as_array().unwrap();
-            let mut text = turns[0]["tool_calls"][0]["arguments"]["content"]
-                .as_str()
+            let mut text = turns
+                .iter()
+                .map(|turn| &turn["tool_calls"][0]["arguments"])
+                .find(|args| args["path"] == "output/main.md")
+                .and_then(|args| args["content"].as_str())
                 .unwrap()
                 .to_owned();
             for turn in turns {
