@@ -113,16 +113,17 @@ pub fn run(manifest_path: &Path, offline: bool, options: &Options) -> Result<()>
     let kills = options.kills.unwrap_or(DEFAULT_KILLS);
     let seed = options.seed.unwrap_or_else(|| fastrand::u64(..));
     let root = manifest_path.parent().unwrap_or(Path::new("."));
-    println!(
-        "==> crash: {kills} kills, seed {seed} (replay: cargo xtask crash {kills} --seed {seed})"
-    );
+    let counted = format!("{kills} kill{}", if kills == 1 { "" } else { "s" });
+    println!("==> crash: {counted}, seed {seed} (replay: cargo xtask crash {kills} --seed {seed})");
     let binary = build(manifest_path, offline, options.release)?;
+    // Kept unless everything passes, so that whatever stops the campaign can be looked at.
     let folder = tempfile::Builder::new()
         .prefix("tavern-agent-crash-")
         .tempdir()
-        .context("cannot create the campaign folder")?;
-    let mut campaign = Campaign::set_up(binary, folder.path(), root, options.durability.clone())?;
-    println!("==> data directory {}", campaign.data.display());
+        .context("cannot create the campaign folder")?
+        .keep();
+    println!("==> campaign folder {}", folder.display());
+    let mut campaign = Campaign::set_up(binary, &folder, root, options.durability.clone())?;
 
     let mut rng = Rng::with_seed(seed);
     let (warm_up, warm_up_time) = campaign.complete_run(&Scenario::recovery(0), "warm-up")?;
@@ -178,9 +179,11 @@ pub fn run(manifest_path: &Path, offline: bool, options: &Options) -> Result<()>
     let spread: Vec<String> = phases.iter().map(|(p, n)| format!("{n} {p}")).collect();
     let elapsed = started.elapsed().as_secs_f64();
     println!("==> where the kills landed: {}", spread.join(", "));
-    if !failures.is_empty() || options.keep {
-        let kept = folder.keep();
-        println!("==> campaign folder kept: {}", kept.display());
+    if failures.is_empty() && !options.keep {
+        fs::remove_dir_all(&folder)
+            .with_context(|| format!("cannot remove {}", folder.display()))?;
+    } else {
+        println!("==> campaign folder kept: {}", folder.display());
     }
     if !failures.is_empty() {
         bail!(
@@ -189,7 +192,7 @@ pub fn run(manifest_path: &Path, offline: bool, options: &Options) -> Result<()>
             failures.join("\n  ")
         );
     }
-    println!("==> crash campaign passed: {kills} kills in {elapsed:.1} s (seed {seed})");
+    println!("==> crash campaign passed: {counted} in {elapsed:.1} s (seed {seed})");
     Ok(())
 }
 
