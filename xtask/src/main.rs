@@ -2,6 +2,7 @@
 
 mod bench;
 mod ci;
+mod crash;
 mod layering;
 
 use std::ffi::OsString;
@@ -12,12 +13,18 @@ use anyhow::{Result, bail};
 
 const USAGE: &str = "\
 usage: cargo xtask <command> [--manifest-path <PATH>] [--offline] [-- <criterion args>...]
+       cargo xtask crash [N] [--seed S] [--release] [--durability POLICY] [--keep] [--keep-going]
 
 commands:
-  ci         fmt check, clippy (-D warnings), layering check, tests; stops at the first failure
+  ci         fmt check, clippy (-D warnings), layering check, tests, a 30-kill crash campaign;
+             stops at the first failure
   layering   only the layering check (crate dependency rules + source scan of the pure crates)
   bench      every criterion benchmark with short settings (installs ripgrep if it can), then
              a table of the medians; arguments after `--` go to criterion (e.g. a filter)
+  crash      the crash campaign: N (default 30) scripted runs of the tavern-agent binary,
+             each SIGKILLed at a random point (--seed replays the plan), then every storage
+             invariant checked (docs/crash-testing.md); --durability is passed to every run,
+             --keep keeps the campaign folder, --keep-going reports every failure at the end
   help       print this message
 
 options:
@@ -32,6 +39,8 @@ struct Options {
     offline: bool,
     /// Everything after `--`, for `bench` to pass to criterion.
     passthrough: Vec<String>,
+    /// The arguments of `crash` (its count and options).
+    crash_args: Vec<String>,
 }
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
@@ -51,6 +60,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
             options.passthrough.extend(args.by_ref());
         } else if arg == "-h" || arg == "--help" {
             options.command = Some("help".to_owned());
+        } else if options.command.as_deref() == Some("crash") {
+            options.crash_args.push(arg);
         } else if arg.starts_with('-') {
             bail!("unknown option `{arg}`");
         } else if let Some(command) = &options.command {
@@ -100,6 +111,8 @@ fn main() -> ExitCode {
         Some("ci") => ci::run(&manifest, options.offline),
         Some("layering") => layering::run(&manifest, options.offline),
         Some("bench") => bench::run(&manifest, options.offline, &options.passthrough),
+        Some("crash") => crash::parse_options(&options.crash_args)
+            .and_then(|crash| crash::run(&manifest, options.offline, &crash)),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
@@ -133,8 +146,12 @@ mod tests {
                 manifest_path: Some(PathBuf::from("/x/Cargo.toml")),
                 offline: true,
                 passthrough: Vec::new(),
+                crash_args: Vec::new(),
             }
         );
+        let crash = parse(&["crash", "12", "--seed", "5", "--offline"]).unwrap();
+        assert_eq!(crash.crash_args, ["12", "--seed", "5"]);
+        assert!(crash.offline);
         let bench = parse(&["bench", "--", "chat_search", "--sample-size", "10"]).unwrap();
         assert_eq!(bench.command.as_deref(), Some("bench"));
         assert_eq!(bench.passthrough, ["chat_search", "--sample-size", "10"]);

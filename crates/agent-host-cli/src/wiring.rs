@@ -13,7 +13,7 @@ use agent_infra_fs::FsStorage;
 use agent_infra_fs::layout::DataDir;
 use agent_text::TextEngines;
 
-use crate::exit::{CmdResult, Exit, fail};
+use crate::exit::{CmdResult, Exit, Failed, codes};
 
 /// The environment variable that names the data directory when `--data-dir` is absent.
 pub const DATA_DIR_ENV: &str = "TAVERN_AGENT_DATA_DIR";
@@ -29,8 +29,9 @@ pub fn data_dir(flag: Option<PathBuf>) -> CmdResult<DataDir> {
         return Ok(DataDir::new(PathBuf::from(dir)));
     }
     platform_data_dir().map(DataDir::new).ok_or_else(|| {
-        fail(
+        Failed::new(
             Exit::Usage,
+            codes::DATA_DIR_MISSING,
             format!("no data directory: pass --data-dir DIR or set ${DATA_DIR_ENV}"),
         )
     })
