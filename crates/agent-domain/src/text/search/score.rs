@@ -70,9 +70,7 @@ impl Scorer {
         if !self.folds_case {
             return false;
         }
-        if !haystack.is_ascii()
-            && !(self.ascii_tokens && !has_ascii_lowercase_outside_ascii(haystack))
-        {
+        if !ascii_folding_suffices(haystack, self.ascii_tokens) {
             return true;
         }
         haystack
@@ -159,20 +157,25 @@ pub enum Scored {
 }
 
 /// Writes `haystack` lowercased into `out`, as tokens are compared against it.
-///
-/// ASCII-lowercasing is enough when the haystack is ASCII, and also when every token is:
-/// a non-ASCII character can then only matter if its lowercase form contains ASCII, and
-/// only two do (the Kelvin sign `K` and the dotted capital `İ`); a haystack holding either
-/// is lowercased in full. Chats mix scripts, so this keeps Latin queries over CJK or
-/// accented text from lowercasing every message in full.
 fn fold_case(haystack: &str, ascii_tokens: bool, out: &mut String) {
     out.clear();
-    if haystack.is_ascii() || (ascii_tokens && !has_ascii_lowercase_outside_ascii(haystack)) {
+    if ascii_folding_suffices(haystack, ascii_tokens) {
         out.push_str(haystack);
         out.make_ascii_lowercase();
     } else {
         out.push_str(&haystack.to_lowercase());
     }
+}
+
+/// Whether ASCII-lowercasing `haystack` compares like lowercasing it in full.
+///
+/// It is enough when the haystack is ASCII, and also when every token is:
+/// a non-ASCII character can then only matter if its lowercase form contains ASCII, and
+/// only two do (the Kelvin sign `K` and the dotted capital `İ`); a haystack holding either
+/// is lowercased in full. Chats mix scripts, so this keeps Latin queries over CJK or
+/// accented text from lowercasing every message in full.
+fn ascii_folding_suffices(haystack: &str, ascii_tokens: bool) -> bool {
+    haystack.is_ascii() || (ascii_tokens && !has_ascii_lowercase_outside_ascii(haystack))
 }
 
 /// Whether `text` holds one of the two non-ASCII characters whose lowercase form contains

@@ -375,9 +375,18 @@ fn folding_finds_capitals_only_where_they_are() {
 #[test]
 fn score_where_gives_up_once_the_wanted_score_is_out_of_reach() {
     let scorer = Scorer::new(lines("blue moon"));
-    assert_eq!(scorer.score_where("blue moon", |_| true), Scored::Score(1.0));
+    assert_eq!(
+        scorer.score_where("blue moon", |_| true),
+        Scored::Score(1.0)
+    );
     assert_eq!(scorer.score_where("red sun", |_| false), Scored::Absent);
     // "blue" is found, "moon" is not: 0.5 at best, and only a full score is wanted.
-    assert_eq!(scorer.score_where("blue sky", |best| best >= 1.0), Scored::Unwanted);
-    assert_eq!(scorer.score_where("blue sky", |best| best >= 0.5), Scored::Score(0.5));
+    assert_eq!(
+        scorer.score_where("blue sky", |best| best >= 1.0),
+        Scored::Unwanted
+    );
+    assert_eq!(
+        scorer.score_where("blue sky", |best| best >= 0.5),
+        Scored::Score(0.5)
+    );
 }
