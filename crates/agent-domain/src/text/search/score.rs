@@ -36,9 +36,55 @@ pub struct Scorer {
     ascii_tokens: bool,
     /// Bit `n` set when some token holds the `n`th ASCII letter.
     token_letters: u32,
-    /// The lowercased text, reused: a search scores every message of a chat, and
-    /// allocating a lowercase copy of each dominated its time.
-    folded: RefCell<String>,
+    scratch: RefCell<Scratch>,
+}
+
+/// What a [`Scorer`] reuses from one text to the next.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    /// The lowercased text: a search scores every message of a chat, and allocating a
+    /// lowercase copy of each dominated its time.
+    folded: String,
+    order: TokenOrder,
+}
+
+/// Texts scored between two [`TokenOrder::reorder`]s.
+const REORDER_EVERY: u64 = 64;
+
+/// The order tokens are looked for in, learnt from the texts scored so far.
+///
+/// The score is the same in any order, but [`Scorer::score_where`] gives up sooner when
+/// it first finds some token (the text matches) and then misses heavy ones (it cannot
+/// score high enough): so the token found most often goes first, then the others by the
+/// weight they were missing with.
+#[derive(Debug, Clone, Default)]
+struct TokenOrder {
+    tokens: Vec<usize>,
+    hits: Vec<u64>,
+    misses: Vec<u64>,
+    texts: u64,
+}
+
+impl TokenOrder {
+    fn new(count: usize) -> Self {
+        Self {
+            tokens: (0..count).collect(),
+            hits: vec![0; count],
+            misses: vec![0; count],
+            texts: 0,
+        }
+    }
+
+    fn reorder(&mut self, weights: &[usize]) {
+        let hits = &self.hits;
+        let misses = &self.misses;
+        self.tokens
+            .sort_by_key(|&token| std::cmp::Reverse(misses[token] * weights[token] as u64));
+        if let Some(first) = (0..self.tokens.len()).max_by_key(|&at| hits[self.tokens[at]]) {
+            let token = self.tokens.remove(first);
+            self.tokens.insert(0, token);
+        }
+    }
 }
 
 impl Scorer {
@@ -58,9 +104,12 @@ impl Scorer {
             folds_case: tokens.iter().any(Token::needs_lowercase_haystack),
             ascii_tokens: tokens.iter().all(|token| token.as_str().is_ascii()),
             weights,
-            tokens,
             token_letters,
-            folded: RefCell::default(),
+            scratch: RefCell::new(Scratch {
+                folded: String::new(),
+                order: TokenOrder::new(tokens.len()),
+            }),
+            tokens,
         }
     }
 
@@ -97,10 +146,16 @@ impl Scorer {
             return Scored::Absent;
         }
         let total = self.total as f64;
-        let mut folded = self.folded.borrow_mut();
+        let mut scratch = self.scratch.borrow_mut();
+        let Scratch { folded, order } = &mut *scratch;
+        order.texts += 1;
+        if order.texts % REORDER_EVERY == 0 {
+            order.reorder(&self.weights);
+        }
         let mut fold = Fold::Unknown;
         let (mut found, mut missing) = (0, 0);
-        for (finder, weight) in self.finders.iter().zip(&self.weights) {
+        for &token in &order.tokens {
+            let finder = &self.finders[token];
             let occurs = match fold {
                 Fold::Unknown | Fold::Needless => {
                     // Tokens are lowercase, so an occurrence in the text as written is one
@@ -109,7 +164,7 @@ impl Scorer {
                     finder.find(haystack.as_bytes()).is_some()
                         || (fold == Fold::Unknown && {
                             fold = if self.folding_matters(haystack) {
-                                fold_case(haystack, self.ascii_tokens, &mut folded);
+                                fold_case(haystack, self.ascii_tokens, folded);
                                 Fold::Done
                             } else {
                                 Fold::Needless
@@ -120,9 +175,11 @@ impl Scorer {
                 Fold::Done => finder.find(folded.as_bytes()).is_some(),
             };
             if occurs {
-                found += weight;
+                found += self.weights[token];
+                order.hits[token] += 1;
             } else {
-                missing += weight;
+                missing += self.weights[token];
+                order.misses[token] += 1;
             }
             if found > 0 && !wanted((self.total - missing) as f64 / total) {
                 return Scored::Unwanted;
