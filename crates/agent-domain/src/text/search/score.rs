@@ -122,9 +122,10 @@ impl Scorer {
         if !ascii_folding_suffices(haystack, self.ascii_tokens) {
             return true;
         }
-        haystack
-            .bytes()
-            .any(|b| b.is_ascii_uppercase() && self.token_letters & (1 << (b - b'A')) != 0)
+        self.token_letters != 0
+            && haystack
+                .bytes()
+                .any(|b| b.is_ascii_uppercase() && self.token_letters & (1 << (b - b'A')) != 0)
     }
 
     pub fn tokens(&self) -> &[Token] {
