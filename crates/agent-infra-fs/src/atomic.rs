@@ -9,10 +9,11 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// A temp path beside `target`: `.tmp-<uuid>`. It never embeds the target's name, so any
+/// A temp path beside `target`: `.tmp-<writer>-<uuid>`, so a sweep can tell a dead
+/// writer's temp from a live one's (`stale.rs`). It never embeds the target's name, so any
 /// name the file system can hold (255 bytes) can also be staged.
 pub fn temp_path_for(target: &Path) -> PathBuf {
-    target.with_file_name(format!(".tmp-{}", uuid::Uuid::new_v4().simple()))
+    target.with_file_name(format!(".tmp-{}", crate::stale::temp_tag(target)))
 }
 
 fn stage(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {

@@ -2,7 +2,7 @@
 //!
 //! `checkpoints/cp_000001/checkpoint.json` describes the checkpoint; beside it each listed
 //! file is copied at its workspace path (`checkpoints/cp_000001/output/main.md`). A
-//! checkpoint is assembled in a temp folder (`checkpoints/.tmp-<uuid>`) and
+//! checkpoint is assembled in a temp folder (`checkpoints/.tmp-<writer>-<uuid>`) and
 //! renamed into place, so a crash leaves either a whole checkpoint or none. Creation is
 //! serialised per run within the process. See `docs/storage/workspace.md`.
 

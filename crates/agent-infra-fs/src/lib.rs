@@ -23,6 +23,7 @@ pub mod run_locator;
 pub mod runs;
 pub mod skills;
 pub mod staging;
+pub mod stale;
 pub mod storage;
 pub mod user_data;
 pub mod workspace;

@@ -9,16 +9,18 @@
 //! holds an OS lock on it for as long as it lives, then its folder `<writer>/`. A writer
 //! whose lock is free is dead, so a new writer first removes the folders of dead ones. Temps
 //! left beside chats by older versions (`.<chat>.jsonl.tmp-<32 hex>`) carry no sign of their
-//! writer: the first write of a writer into a folder removes those older than an hour.
+//! writer: the first write of a writer into a folder removes those older than an hour, and
+//! the temps there of dead writers (`stale.rs`).
 
 use std::collections::HashSet;
 use std::fs::{self, File, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::atomic::{sync_dir, write_atomic, write_new};
+use crate::stale::Sweeper;
 
 /// How old a temp file of an older version must be before it counts as abandoned.
 pub const LEGACY_TEMP_AGE: Duration = Duration::from_secs(60 * 60);
@@ -110,10 +112,13 @@ impl Writer {
         })
     }
 
-    /// Removes abandoned temps of older versions from `folder`, once per folder.
+    /// Removes abandoned temps from `folder`, once per folder: those of dead writers (a
+    /// write that fell back to staging beside the chat) and old ones of older versions.
     fn sweep_legacy(&mut self, folder: &Path) {
-        if self.swept.insert(folder.to_path_buf()) {
-            remove_legacy_temps(folder, LEGACY_TEMP_AGE);
+        if self.swept.insert(folder.to_path_buf())
+            && let Some(root) = self.dir.parent()
+        {
+            Sweeper::new(root.to_path_buf()).sweep_dir(folder);
         }
     }
 }
@@ -162,33 +167,10 @@ pub fn is_temp_name(name: &str) -> bool {
             .is_some_and(|(_, id)| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// Removes our temp files in `folder` last modified more than `age` ago. Best effort.
-pub fn remove_legacy_temps(folder: &Path, age: Duration) {
-    let Ok(entries) = fs::read_dir(folder) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for entry in entries.flatten() {
-        if !entry.file_name().to_str().is_some_and(is_temp_name) {
-            continue;
-        }
-        let Ok(meta) = entry.metadata() else {
-            continue;
-        };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|modified| now.duration_since(modified).ok())
-            .is_some_and(|elapsed| elapsed > age);
-        if meta.is_file() && old {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::SystemTime;
 
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
@@ -291,7 +273,7 @@ mod tests {
                 .set_modified(two_hours_ago)
                 .unwrap();
         }
-        remove_legacy_temps(dir.path(), LEGACY_TEMP_AGE);
+        Sweeper::new(dir.path().join(".staging")).sweep_dir(dir.path());
         assert_eq!(
             names(dir.path()),
             [

@@ -539,7 +539,8 @@ fn check_leftovers(data: &Path, out: &mut Vec<String>) {
             };
             let relative = path.strip_prefix(data).unwrap_or(&path);
             let name = file_name(&path).unwrap_or_default();
-            let temp = is_temp_name(&name) || name == ".staging";
+            // An empty `.staging/` is where the next writer stages; what it holds is litter.
+            let temp = is_temp_name(&name) || (name == ".staging" && !children(&path).is_empty());
             let in_chats = relative
                 .components()
                 .next()

@@ -19,7 +19,7 @@ use crate::atomic::{pretty_json, sync_dir, temp_path_for, write_atomic};
 use crate::layout::DataDir;
 
 /// Writes the run's `persist/` as state `<run id>`: files and manifest go into
-/// `persistent-states/.tmp-<uuid>`, which is renamed into place only when complete. A state
+/// `persistent-states/.tmp-<writer>-<uuid>`, which is renamed into place only when complete. A state
 /// is written even when nothing changed. Then the chat's browsable copy is refreshed; if
 /// that fails, the state stands and the failure is handed back in the result.
 pub(crate) fn promote(

@@ -152,13 +152,14 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<Vec<FileDigest>, TreeE
 }
 
 /// A fresh hidden name beside `target` for a folder in `kind` of a swap (a copy being built,
-/// or the folder it replaces): `.<name>.<kind>-<uuid>`.
+/// or the folder it replaces): `.<name>.<kind>-<writer>-<uuid>` (`stale.rs`).
 pub(crate) fn sibling_path(target: &Path, kind: &str) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    target.with_file_name(format!(".{name}.{kind}-{}", uuid::Uuid::new_v4().simple()))
+    let tag = crate::stale::temp_tag(target);
+    target.with_file_name(format!(".{name}.{kind}-{tag}"))
 }
 
 /// Puts the fully written folder `staged` in place of `target`: the old folder (if any) is
