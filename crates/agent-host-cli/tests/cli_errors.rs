@@ -338,12 +338,12 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Replaces the journal's second line with something that is not an event.
+/// Replaces the journal's first line with something that is not an event.
 fn corrupt_journal(fx: &Fixture, run: &str) {
     let path = fx.run_dir(run).join("events.jsonl");
     let text = fs::read_to_string(&path).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
-    lines[1] = "this is not an event";
+    lines[0] = "this is not an event";
     fs::write(&path, lines.join("\n") + "\n").unwrap();
 }
 

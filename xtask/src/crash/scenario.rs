@@ -58,7 +58,9 @@ impl Scenario {
             builder.turn("patch", patch(&marker, &format!("PATCHED-{iteration}")));
         }
         if builder.rng.bool() {
-            let note = format!("notes of iteration {iteration}\n");
+            // No trailing newline: a chat message keeps a committed text trimmed, and the
+            // check compares its digest with the commit's.
+            let note = format!("notes of iteration {iteration}");
             builder.turn(
                 "persist",
                 call(
