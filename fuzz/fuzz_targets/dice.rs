@@ -1,5 +1,6 @@
-//! `dice.roll` on any formula, through the builtin dispatcher: it never faults, a rejected
-//! formula is `dice.invalid_formula`, and a roll's total lies between its min and max.
+//! `dice.roll` on any formula, through the builtin dispatcher: it never faults, a blank
+//! formula is a missing argument, any other rejected formula is `dice.invalid_formula`, and a
+//! roll's total lies between its min and max.
 #![no_main]
 
 use agent_domain::tool::BuiltinTool;
@@ -12,11 +13,12 @@ fuzz_target!(|formula: &str| {
         .call(BuiltinTool::DiceRoll, json!({"formula": formula}))
         .result;
     if result.is_error {
-        assert_eq!(
-            result.error_code.as_deref(),
-            Some("dice.invalid_formula"),
-            "{result:?}"
-        );
+        let expected = if formula.trim().is_empty() {
+            "tool.invalid_arguments"
+        } else {
+            "dice.invalid_formula"
+        };
+        assert_eq!(result.error_code.as_deref(), Some(expected), "{result:?}");
         return;
     }
     let s = &result.structured;
