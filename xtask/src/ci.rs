@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{crash, layering};
+use crate::{crash, fuzz, layering};
 
 /// Kills in the short crash campaign CI runs (about two minutes on a busy 2-core machine).
 const CI_KILLS: u32 = 30;
@@ -18,6 +18,8 @@ enum Action {
     Layering,
     /// A short crash campaign (`cargo xtask crash`), with a fresh seed each time.
     Crash,
+    /// A smoke run of every fuzz target, this many seconds each.
+    Fuzz(u64),
 }
 
 #[derive(Debug)]
@@ -54,6 +56,10 @@ const STEPS: &[Step] = &[
         name: "crash",
         action: Action::Crash,
     },
+    Step {
+        name: "fuzz",
+        action: Action::Fuzz(fuzz::CI_SECONDS),
+    },
 ];
 
 impl Step {
@@ -62,6 +68,7 @@ impl Step {
             Action::Cargo(args) => format!("cargo {}", args.join(" ")),
             Action::Layering => "cargo xtask layering".to_owned(),
             Action::Crash => format!("cargo xtask crash {CI_KILLS}"),
+            Action::Fuzz(seconds) => format!("cargo xtask fuzz {seconds}"),
         }
     }
 }
@@ -87,6 +94,7 @@ pub fn run(manifest_path: &Path, offline: bool) -> Result<()> {
                     ..crash::Options::default()
                 },
             ),
+            Action::Fuzz(seconds) => fuzz::run(manifest_path, seconds),
         };
         result.with_context(|| format!("ci step {number}/{total} `{}` failed", step.name))?;
     }

@@ -36,10 +36,6 @@ impl WorkspacePath {
         if raw.starts_with('/') || raw.starts_with('\\') {
             return Err(WorkspacePathError::Absolute);
         }
-        let bytes = raw.as_bytes();
-        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
-            return Err(WorkspacePathError::DrivePrefix);
-        }
         let mut segments = Vec::new();
         for segment in raw.split(['/', '\\']) {
             match segment {
@@ -50,6 +46,11 @@ impl WorkspacePath {
                 }
                 other => segments.push(other),
             }
+        }
+        // Checked after dropping `.` segments, which could hide a drive (`./C:/x`).
+        let first = segments.first().map_or(&[][..], |s| s.as_bytes());
+        if first.len() >= 2 && first[0].is_ascii_alphabetic() && first[1] == b':' {
+            return Err(WorkspacePathError::DrivePrefix);
         }
         if segments.is_empty() {
             return Err(WorkspacePathError::Empty);
@@ -194,6 +195,10 @@ mod tests {
             ("\\\\server\\share", Absolute),
             ("C:\\x", DrivePrefix),
             ("c:x", DrivePrefix),
+            // Found by the `workspace_path` fuzz target: the dot hid the drive.
+            ("./C:/x", DrivePrefix),
+            (".\\c:", DrivePrefix),
+            ("//./C:x", Absolute),
             ("a\0b", ContainsNul),
             ("..", ParentSegment),
             ("../x", ParentSegment),
