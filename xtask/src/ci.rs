@@ -5,7 +5,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::layering;
+use crate::{crash, fuzz, layering};
+
+/// Kills in the short crash campaign CI runs (about two minutes on a busy 2-core machine).
+const CI_KILLS: u32 = 30;
 
 #[derive(Debug)]
 enum Action {
@@ -13,6 +16,10 @@ enum Action {
     Cargo(&'static [&'static str]),
     /// The in-process layering check.
     Layering,
+    /// A short crash campaign (`cargo xtask crash`), with a fresh seed each time.
+    Crash,
+    /// A smoke run of every fuzz target, this many seconds each.
+    Fuzz(u64),
 }
 
 #[derive(Debug)]
@@ -45,6 +52,14 @@ const STEPS: &[Step] = &[
         name: "test",
         action: Action::Cargo(&["test", "--workspace"]),
     },
+    Step {
+        name: "crash",
+        action: Action::Crash,
+    },
+    Step {
+        name: "fuzz",
+        action: Action::Fuzz(fuzz::CI_SECONDS),
+    },
 ];
 
 impl Step {
@@ -52,6 +67,8 @@ impl Step {
         match self.action {
             Action::Cargo(args) => format!("cargo {}", args.join(" ")),
             Action::Layering => "cargo xtask layering".to_owned(),
+            Action::Crash => format!("cargo xtask crash {CI_KILLS}"),
+            Action::Fuzz(seconds) => format!("cargo xtask fuzz {seconds}"),
         }
     }
 }
@@ -69,6 +86,15 @@ pub fn run(manifest_path: &Path, offline: bool) -> Result<()> {
         let result = match step.action {
             Action::Cargo(args) => run_cargo(root, args),
             Action::Layering => layering::run(manifest_path, offline),
+            Action::Crash => crash::run(
+                manifest_path,
+                offline,
+                &crash::Options {
+                    kills: Some(CI_KILLS),
+                    ..crash::Options::default()
+                },
+            ),
+            Action::Fuzz(seconds) => fuzz::run(manifest_path, seconds),
         };
         result.with_context(|| format!("ci step {number}/{total} `{}` failed", step.name))?;
     }

@@ -16,7 +16,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     after_help = "Exit status: 0 success, 1 failure, 2 bad arguments or a missing object. \
                   `run` and `demo`: 0 completed, 2 no run created, 3 partial success, 4 failed, \
-                  130 cancelled. See docs/cli.md."
+                  130 cancelled. Errors print `error: <code>: <message>` on stderr, or with \
+                  --json one object {\"code\", \"message\"}. See docs/cli.md."
 )]
 pub struct Cli {
     /// The data directory (a SillyTavern user folder). Default: `$TAVERN_AGENT_DATA_DIR`,
@@ -45,7 +46,8 @@ pub enum Command {
     /// Run an agent on a chat and commit its answer.
     #[command(
         after_help = "Exit status: 0 run_completed, 2 bad arguments or configuration (no run \
-                      created), 3 run_partial_success, 4 run_failed, 130 run_cancelled (Ctrl-C)."
+                      created), 3 run_partial_success, 4 run_failed, 130 run_cancelled (Ctrl-C, \
+                      SIGTERM or SIGHUP)."
     )]
     Run(RunArgs),
     /// Run the bundled offline demo in a fresh temporary data directory.

@@ -15,7 +15,7 @@ use agent_infra_fs::durability::{Durability, UnknownDurability};
 use agent_infra_fs::layout::DataDir;
 use agent_text::TextEngines;
 
-use crate::exit::{CmdResult, Exit, fail};
+use crate::exit::{CmdResult, Exit, Failed, codes};
 
 /// The environment variable that names the data directory when `--data-dir` is absent.
 pub const DATA_DIR_ENV: &str = "TAVERN_AGENT_DATA_DIR";
@@ -33,8 +33,9 @@ pub fn data_dir(flag: Option<PathBuf>) -> CmdResult<DataDir> {
         return Ok(DataDir::new(PathBuf::from(dir)));
     }
     platform_data_dir().map(DataDir::new).ok_or_else(|| {
-        fail(
+        Failed::new(
             Exit::Usage,
+            codes::DATA_DIR_MISSING,
             format!("no data directory: pass --data-dir DIR or set ${DATA_DIR_ENV}"),
         )
     })
@@ -47,9 +48,10 @@ pub fn durability(flag: Option<Durability>) -> CmdResult<Durability> {
     }
     match env::var(DURABILITY_ENV) {
         Ok(name) if !name.trim().is_empty() => name.parse().map_err(|err: UnknownDurability| {
-            fail(
+            Failed::new(
                 Exit::Usage,
-                format!("{} (${DURABILITY_ENV}): {err}", err.code()),
+                err.code(),
+                format!("${DURABILITY_ENV}: {err}"),
             )
         }),
         _ => Ok(Durability::default()),

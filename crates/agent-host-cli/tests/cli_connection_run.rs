@@ -491,15 +491,24 @@ async fn a_profile_bound_to_a_connection_uses_it_and_its_model_id() {
     );
 }
 
-/// A provider that echoes the key back in its error: the run fails (exit 4), the failure
-/// is journaled with its class, and the key is masked everywhere it could have landed.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
+/// A key with characters JSON escapes (`"`, `\`, and `/` for PHP) and form encoding changes.
+const ESCAPED_KEY: &str = r#"sk-e2e/Zx9+dis"tinct\ive=KEY"#;
+
+/// The ways `key` can sit in a file or a stream when it leaks: raw, JSON-escaped (the
+/// journal's own escaping), and JSON-escaped with `\/` (the echo of a PHP server).
+fn leak_forms(key: &str) -> Vec<String> {
+    let quoted = serde_json::to_string(key).unwrap();
+    let escaped = quoted[1..quoted.len() - 1].to_owned();
+    vec![key.to_owned(), escaped.replace('/', "\\/"), escaped]
+}
+
+/// A run whose provider answers every call with a 401 carrying `body` (which echoes `key`):
+/// the run fails (exit 4), the failure is journaled with its class, the echo is masked, and
+/// no form of the key is anywhere under the data directory, on stdout or on stderr.
+async fn echoing_provider_fails_the_run_without_leaking(key: &str, body: String) {
     let server = MockServer::start().await;
-    let echo = json!({"error": {"type": "invalid_request_error", "code": "invalid_api_key",
-                                "message": format!("Incorrect API key provided: {KEY}")}});
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(401).set_body_json(echo))
+        .respond_with(ResponseTemplate::new(401).set_body_raw(body, "application/json"))
         .mount(&server)
         .await;
     let fx = Fixture::new();
@@ -507,7 +516,7 @@ async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
     let with_key = ["--api-key-env", KEY_ENV];
     add_connection(&fx, "mock", "openai-chat", MODEL, &base_url, &with_key).await;
     let mut run = fx.cmd();
-    run.env(KEY_ENV, KEY)
+    run.env(KEY_ENV, key)
         .args(["run", "--chat", CHAT, "--connection", "mock", "--json"]);
     let output = run_cmd(run).await;
     assert_eq!(output.status.code(), Some(4));
@@ -520,10 +529,38 @@ async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
         journal.contains("[REDACTED]"),
         "the echo is masked, not dropped"
     );
-    let leaks = files_containing(fx.path(), KEY);
-    assert!(leaks.is_empty(), "the key leaked into {leaks:?}");
-    assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
-    assert!(!String::from_utf8_lossy(&output.stderr).contains(KEY));
+    for form in leak_forms(key) {
+        let leaks = files_containing(fx.path(), &form);
+        assert!(leaks.is_empty(), "`{form}` leaked into {leaks:?}");
+        assert!(!String::from_utf8_lossy(&output.stdout).contains(&form));
+        assert!(!String::from_utf8_lossy(&output.stderr).contains(&form));
+    }
+}
+
+/// A provider that echoes the key back in its error, byte for byte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_error_echoing_the_key_fails_the_run_without_leaking_it() {
+    let echo = json!({"error": {"type": "invalid_request_error", "code": "invalid_api_key",
+                                "message": format!("Incorrect API key provided: {KEY}")}});
+    echoing_provider_fails_the_run_without_leaking(KEY, echo.to_string()).await;
+}
+
+/// A provider that echoes a key holding `/ + = " \` the way PHP writes JSON (`\/`), and again
+/// percent-encoded in its error code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_error_echoing_the_escaped_key_fails_the_run_without_leaking_it() {
+    let php = leak_forms(ESCAPED_KEY)[1].clone();
+    let percent: String = ESCAPED_KEY
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let body = format!(
+        r#"{{"error":{{"type":"invalid_request_error","code":"{percent}","message":"Incorrect API key provided: {php}"}}}}"#
+    );
+    echoing_provider_fails_the_run_without_leaking(ESCAPED_KEY, body).await;
 }
 
 /// An overloaded provider (Anthropic's 529) is retried by the runtime's policy, journaled

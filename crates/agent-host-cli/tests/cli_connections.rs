@@ -414,7 +414,7 @@ fn missing_connections_exit_2() {
         .args(["show", "nobody", "--json"])
         .assert()
         .code(2)
-        .stderr(contains("error: connection.not_found:"))
+        .stderr(contains(r#"{"code":"connection.not_found","message":"#))
         .stdout(predicates::str::is_empty());
     without_key(&fx)
         .args(["show", "../nobody"])

@@ -14,14 +14,11 @@ use std::path::{Path, PathBuf};
 
 use crate::durability::Syncer;
 
-/// A temp path beside `target`: `.<name>.tmp-<uuid>`.
+/// A temp path beside `target`: `.tmp-<writer>-<uuid>`, so a sweep can tell a dead
+/// writer's temp from a live one's (`stale.rs`). It never embeds the target's name, so any
+/// name the file system can hold (255 bytes) can also be staged.
 pub fn temp_path_for(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = format!(".{name}.tmp-{}", uuid::Uuid::new_v4().simple());
-    target.with_file_name(tmp)
+    target.with_file_name(format!(".tmp-{}", crate::stale::temp_tag(target)))
 }
 
 fn stage(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<(PathBuf, File)> {
@@ -36,6 +33,17 @@ fn stage(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<(PathBuf, F
         return Err(err);
     }
     Ok((tmp, file))
+}
+
+/// Creates `path`, which must not exist, holding `bytes`, synced. Nothing is left behind
+/// when it fails.
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    if written.is_err() {
+        let _ = fs::remove_file(path);
+    }
+    written
 }
 
 /// Makes a rename or link durable by syncing the directory that holds it. Best effort on
@@ -109,6 +117,16 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_name_of_255_bytes_can_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("n".repeat(255));
+        write_atomic(&target, b"long").unwrap();
+        write_create_only(&dir.path().join("c".repeat(255)), b"once").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"long");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! Checkpoints written before blobs keep a copy of each file beside the record, at its
 //! workspace path (`checkpoints/cp_000001/output/main.md`); [`FsCheckpointStore::read_file`]
 //! reads both. A checkpoint is assembled in a temp folder
-//! (`checkpoints/.cp_000001.tmp-<uuid>`) and renamed into place, so a crash leaves either a
+//! (`checkpoints/.tmp-<writer>-<uuid>`) and renamed into place, so a crash leaves either a
 //! whole checkpoint or none. Creation is serialised per run within the process. See
 //! `docs/storage/workspace.md`.
 
@@ -128,20 +128,14 @@ fn create(
             dir
         }
     };
-    // Read (and check) every file before storing anything, so a failed checkpoint leaves
-    // no blob behind.
-    let mut contents: Vec<(CheckpointFile, Vec<u8>)> = Vec::new();
+    // Check every file before storing anything, so a checkpoint refused for one file
+    // stores no blob of another.
+    let mut sources: Vec<(&WorkspacePath, Source)> = Vec::new();
     for path in &request.files {
-        if contents.iter().any(|(file, _)| file.path == *path) {
+        if sources.iter().any(|(seen, _)| *seen == path) {
             continue;
         }
-        let bytes = workspace_file(run_dir, path)?;
-        let file = CheckpointFile {
-            path: path.clone(),
-            sha256: sha256_hex(&bytes),
-            bytes: bytes.len() as u64,
-        };
-        contents.push((file, bytes));
+        sources.push((path, workspace_file(run_dir, path)?));
     }
     let seq = next_seq(run_dir, &checkpoints, context.newest)?;
     let id = checkpoint_id(seq);
@@ -149,10 +143,9 @@ fn create(
     if fs::symlink_metadata(&target).is_ok() {
         return Err(StoreError::AlreadyExists(format!("checkpoint {id}")));
     }
-    let mut files = Vec::with_capacity(contents.len());
-    for (file, bytes) in contents {
-        blobs::put_hashed(run_dir, &file.sha256, &bytes, context.syncer)?;
-        files.push(file);
+    let mut files = Vec::with_capacity(sources.len());
+    for (path, source) in sources {
+        files.push(keep(run_dir, path, &source, context.syncer)?);
     }
     let record = CheckpointRecord {
         id,
@@ -277,10 +270,53 @@ fn existing(checkpoints: &Path) -> Result<Vec<(u64, PathBuf)>, StoreError> {
     Ok(found)
 }
 
-/// The bytes of a workspace file to keep. Only the workspace areas can be checkpointed;
-/// a missing file is `NotFound`, a folder is refused, and links are integrity faults.
-fn workspace_file(run_dir: &RunDir, path: &WorkspacePath) -> Result<Vec<u8>, StoreError> {
-    let missing = || StoreError::NotFound(format!("checkpoint file `{path}`"));
+/// Stores the bytes of the workspace file at `source` as a blob: a large one by sharing
+/// the file itself, a small one as a copy (`blobs.rs`). A file that already has a second
+/// name is kept only if that name is its own blob: the checkpoint never adopts a hard link
+/// planted in the workspace.
+fn keep(
+    run_dir: &RunDir,
+    path: &WorkspacePath,
+    (source, len, names): &Source,
+    syncer: &Syncer,
+) -> Result<CheckpointFile, StoreError> {
+    let (len, names) = (*len, *names);
+    let (sha256, bytes) = if len >= blobs::SHARED_MIN_BYTES && names == 1 {
+        blobs::adopt(run_dir, source, path, syncer)?
+    } else {
+        let read = blobs::read_with_metadata(source);
+        let (meta, bytes) = read.map_err(|err| match err.kind() {
+            io::ErrorKind::NotFound => missing_file(path),
+            _ => io_error(err, path),
+        })?;
+        if blobs::names_of(&meta) > 1 && !blobs::is_own_blob(run_dir, &meta, &bytes) {
+            return Err(StoreError::Integrity(format!(
+                "checkpoint file `{path}` is a hard link; links are not followed inside a workspace"
+            )));
+        }
+        let sha256 = sha256_hex(&bytes);
+        blobs::put_hashed(run_dir, &sha256, &bytes, syncer)?;
+        (sha256, bytes.len() as u64)
+    };
+    Ok(CheckpointFile {
+        path: path.clone(),
+        sha256,
+        bytes,
+    })
+}
+
+fn missing_file(path: &WorkspacePath) -> StoreError {
+    StoreError::NotFound(format!("checkpoint file `{path}`"))
+}
+
+/// A workspace file to keep: where it is, its size and how many names it has.
+type Source = (PathBuf, u64, u64);
+
+/// Where a workspace file to keep is, its size and names. Only the workspace areas can be
+/// checkpointed; a missing file is `NotFound`, a folder is refused, and links are
+/// integrity faults.
+fn workspace_file(run_dir: &RunDir, path: &WorkspacePath) -> Result<Source, StoreError> {
+    let missing = || missing_file(path);
     if Area::of(path).is_none() {
         return Err(missing());
     }
@@ -289,25 +325,17 @@ fn workspace_file(run_dir: &RunDir, path: &WorkspacePath) -> Result<Vec<u8>, Sto
         err => err,
     })?;
     match fs::symlink_metadata(&source) {
-        Ok(meta) if meta.is_file() => {}
-        Ok(meta) if meta.is_dir() => {
-            return Err(StoreError::Invalid {
-                code: "workspace.path_is_directory",
-                message: format!("checkpoint file `{path}` is a folder"),
-            });
-        }
-        Ok(_) => {
-            return Err(StoreError::Integrity(format!(
-                "checkpoint file `{path}` is not a regular file"
-            )));
-        }
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(missing()),
-        Err(err) => return Err(io_error(err, path)),
+        Ok(meta) if meta.is_file() => Ok((source, meta.len(), blobs::names_of(&meta))),
+        Ok(meta) if meta.is_dir() => Err(StoreError::Invalid {
+            code: "workspace.path_is_directory",
+            message: format!("checkpoint file `{path}` is a folder"),
+        }),
+        Ok(_) => Err(StoreError::Integrity(format!(
+            "checkpoint file `{path}` is not a regular file"
+        ))),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Err(missing()),
+        Err(err) => Err(io_error(err, path)),
     }
-    fs::read(&source).map_err(|err| match err.kind() {
-        io::ErrorKind::NotFound => missing(),
-        _ => io_error(err, path),
-    })
 }
 
 fn record_path() -> Result<WorkspacePath, StoreError> {

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! _tauritavern/llm-connections/<name>.json                 one connection
-//! _tauritavern/llm-connections/.<name>.json.tmp-<uuid>     a write in progress
+//! _tauritavern/llm-connections/.tmp-<writer>-<uuid>      a write in progress
 //! ```
 //!
 //! Names are checked ([`ConnectionName`]) before any path is built, so a name can never

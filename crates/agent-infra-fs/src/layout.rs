@@ -9,6 +9,7 @@
 //! <data>/worlds/<name>.json                    SillyTavern lorebooks
 //! <data>/groups/<id>.json                      SillyTavern groups
 //! <data>/_tauritavern/                        (on a TauriTavern install: <data>/../_tauritavern/)
+//!   agent-workspaces/.staging/<writer>/        chats being written (see `staging.rs`)
 //!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
 //!   agent-workspaces/index/run-summaries/<run>.json
 //!   agent-workspaces/chats/<ws>/runs/<run>/    one run (see `RunDir`)
@@ -22,20 +23,34 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agent_domain::connection::ConnectionName;
 use agent_domain::run::{RunId, StateId, WorkspaceId};
 
+use crate::stale::{Sweeper, Writer};
+
 /// The folder of everything that is ours rather than SillyTavern's.
 const OURS: &str = "_tauritavern";
 
-/// The root of a SillyTavern-shaped user data directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The root of a SillyTavern-shaped user data directory. Equal when the paths are.
+#[derive(Debug, Clone)]
 pub struct DataDir {
     root: PathBuf,
     /// Where `_tauritavern/` is (see [`DataDir::new`]).
     tauritavern: PathBuf,
+    /// This process's writer of the directory: every temp staged in it names the writer,
+    /// whose lock is held while any `DataDir` of it lives (see `stale.rs`).
+    writer: Arc<Writer>,
 }
+
+impl PartialEq for DataDir {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.root, &self.tauritavern) == (&other.root, &other.tauritavern)
+    }
+}
+
+impl Eq for DataDir {}
 
 impl DataDir {
     /// The user folder `root` (the one holding `chats/`). Our data lives in
@@ -51,7 +66,15 @@ impl DataDir {
             Some(beside) if !own.exists() && beside.is_dir() => beside,
             _ => own,
         };
-        Self { root, tauritavern }
+        let writer = Writer::for_data_dir(
+            vec![root.clone(), tauritavern.clone()],
+            staging_in(&tauritavern),
+        );
+        Self {
+            root,
+            tauritavern,
+            writer,
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -96,7 +119,18 @@ impl DataDir {
     }
 
     pub fn agent_workspaces(&self) -> PathBuf {
-        self.tauritavern().join("agent-workspaces")
+        agent_workspaces_in(&self.tauritavern)
+    }
+
+    /// Where files bound for SillyTavern's folders are staged before they are renamed there
+    /// (see `staging.rs`): ours, and on the same file system as the chats.
+    pub fn staging(&self) -> PathBuf {
+        staging_in(&self.tauritavern)
+    }
+
+    /// A sweeper of the temps of this data directory's dead writers (see `stale.rs`).
+    pub fn sweeper(&self) -> Sweeper {
+        self.writer.sweeper()
     }
 
     pub fn run_index_dir(&self) -> PathBuf {
@@ -107,11 +141,12 @@ impl DataDir {
         self.run_index_dir().join(format!("{run}.json"))
     }
 
+    pub fn run_summaries_dir(&self) -> PathBuf {
+        self.agent_workspaces().join("index").join("run-summaries")
+    }
+
     pub fn run_summary_file(&self, run: &RunId) -> PathBuf {
-        self.agent_workspaces()
-            .join("index")
-            .join("run-summaries")
-            .join(format!("{run}.json"))
+        self.run_summaries_dir().join(format!("{run}.json"))
     }
 
     pub fn chat_workspace(&self, workspace: &WorkspaceId) -> PathBuf {
@@ -191,6 +226,14 @@ impl DataDir {
     pub fn settings_file(&self) -> PathBuf {
         self.tauritavern().join("settings.json")
     }
+}
+
+fn agent_workspaces_in(tauritavern: &Path) -> PathBuf {
+    tauritavern.join("agent-workspaces")
+}
+
+fn staging_in(tauritavern: &Path) -> PathBuf {
+    agent_workspaces_in(tauritavern).join(".staging")
 }
 
 /// One run's directory: `chats/<ws>/runs/<run>/`.

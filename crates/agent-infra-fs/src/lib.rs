@@ -24,6 +24,8 @@ pub mod profiles;
 pub mod run_locator;
 pub mod runs;
 pub mod skills;
+pub mod staging;
+pub mod stale;
 pub mod storage;
 pub mod user_data;
 pub mod workspace;

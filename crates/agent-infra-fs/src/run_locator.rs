@@ -3,7 +3,8 @@
 //! Ports name runs by [`RunId`] only, but a run lives under its chat's workspace
 //! (`chats/<workspace>/runs/<run>/`). The locator remembers the workspace of every run
 //! registered in this process and falls back to the run index record
-//! (`index/runs/<run>.json`) for runs created earlier, caching what it learns.
+//! (`index/runs/<run>.json`) for runs created earlier, caching what it learns. The first
+//! lookup of such a run also sweeps the stale temps out of its folder (`stale.rs`).
 //!
 //! Every run-scoped store shares one locator per data directory, so it also carries the
 //! one thing they must share besides the cache: the [`Syncer`] that applies the durability
@@ -20,6 +21,7 @@ use serde::Deserialize;
 
 use crate::durability::{Durability, Syncer};
 use crate::layout::{DataDir, RunDir};
+use crate::stale::sweep_opened_run;
 
 /// Maps run ids to run directories. Cheap to clone; clones share one cache.
 #[derive(Debug, Clone)]
@@ -104,6 +106,10 @@ impl RunLocator {
             return Ok(workspace);
         }
         let workspace = self.read_index(run)?;
+        // A run of another process, opened here for the first time: what a dead writer of it
+        // staged goes now (`stale.rs`); a live writer's temps stay.
+        let data = &self.inner.data;
+        sweep_opened_run(data, &workspace, &data.run_dir(&workspace, run));
         self.register(run, &workspace);
         Ok(workspace)
     }

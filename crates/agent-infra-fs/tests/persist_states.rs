@@ -306,7 +306,13 @@ async fn a_run_from_a_base_sees_its_files_and_records_every_kind_of_change() {
     );
     assert_eq!(
         names(fx.data.chat_workspace(&fx.ws())),
-        ["persist", "persistent-states", "runs"]
+        [
+            ".persist.lock",
+            ".persist.state.json",
+            "persist",
+            "persistent-states",
+            "runs"
+        ]
     );
 }
 
@@ -524,4 +530,140 @@ async fn symlinks_in_a_state_are_integrity_faults() {
         ["run_alias", "run_linked"],
         "no temp folder is left behind"
     );
+}
+
+/// The names in the chat workspace that only an interrupted refresh leaves.
+fn refresh_leftovers(fx: &Fixture) -> Vec<String> {
+    fs::read_dir(fx.data.chat_workspace(&fx.ws()))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with(".persist.tmp-") || name.starts_with(".persist.old-"))
+        .collect()
+}
+
+fn shown_state(fx: &Fixture) -> Value {
+    let note = fx.data.chat_workspace(&fx.ws()).join(".persist.state.json");
+    serde_json::from_slice(&fs::read(note).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn runs_finishing_at_once_all_promote_and_the_copy_shows_the_newest() {
+    let fx = Fixture::new();
+    fx.promoted("run_base", None, &[("story.md", "start")])
+        .await;
+    let runs: Vec<AgentRun> = (0..24)
+        .map(|i| run(&format!("run_{i:02}"), Some("run_base")))
+        .collect();
+    for (i, record) in runs.iter().enumerate() {
+        fx.store.project_base(record).await.unwrap();
+        fx.write(record, "story.md", &format!("branch {i}"));
+        fx.write(record, &format!("notes/{i}.md"), "mine");
+    }
+    // Each promotion through its own store, as separate processes would: they share
+    // nothing but the files. Two pairs share a timestamp; the larger state id is newer.
+    let promotions = runs.iter().enumerate().map(|(i, record)| {
+        let store = FsPersistentStateStore::new(fx.data.clone());
+        let record = record.clone();
+        let at = format!("2026-01-03T00:00:{:02}.000Z", i.min(21));
+        tokio::spawn(async move { store.promote(&record, &at).await })
+    });
+    for promoted in futures::future::join_all(promotions).await {
+        let promoted = promoted.unwrap().unwrap();
+        assert_eq!(promoted.browsable_copy_error, None);
+    }
+    let mut expected = files(&[("story.md", "branch 23")]);
+    expected.insert("notes/23.md".into(), "mine".into());
+    assert_eq!(tree(&fx.data.chat_persist(&fx.ws())), expected);
+    assert_eq!(shown_state(&fx)["stateId"], "run_23");
+    assert_eq!(refresh_leftovers(&fx), Vec::<String>::new());
+    for record in &runs {
+        assert!(
+            fx.state_dir(record.id.as_str())
+                .join("manifest.json")
+                .is_file()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_refresh_cleans_up_after_interrupted_ones_and_never_goes_back_in_time() {
+    let fx = Fixture::new();
+    let chat_dir = fx.data.chat_workspace(&fx.ws());
+    // What a refresh killed mid-swap leaves: a half-built copy and a parked old one.
+    for leftover in [".persist.tmp-0123", ".persist.old-4567"] {
+        fs::create_dir_all(chat_dir.join(leftover).join("sub")).unwrap();
+        fs::write(chat_dir.join(leftover).join("sub/f.md"), "stale").unwrap();
+    }
+    let late = run("run_late", None);
+    fx.store.project_base(&late).await.unwrap();
+    fx.write(&late, "a.md", "late");
+    let promoted = fx
+        .store
+        .promote(&late, "2026-01-05T00:00:00.000Z")
+        .await
+        .unwrap();
+    assert_eq!(promoted.browsable_copy_error, None);
+    assert_eq!(refresh_leftovers(&fx), Vec::<String>::new());
+    // A state created earlier but promoted later (a slow run) leaves the copy alone.
+    let early = run("run_early", None);
+    fx.store.project_base(&early).await.unwrap();
+    fx.write(&early, "a.md", "early");
+    fx.store
+        .promote(&early, "2026-01-04T00:00:00.000Z")
+        .await
+        .unwrap();
+    assert_eq!(
+        tree(&fx.data.chat_persist(&fx.ws())),
+        files(&[("a.md", "late")])
+    );
+    assert_eq!(shown_state(&fx)["stateId"], "run_late");
+    // A copy that went missing (a crash between the two renames of a swap) comes back
+    // from the newest state, whichever run refreshes next.
+    fs::remove_dir_all(fx.data.chat_persist(&fx.ws())).unwrap();
+    let next = run("run_next", None);
+    fx.store.project_base(&next).await.unwrap();
+    fx.store
+        .promote(&next, "2026-01-01T00:00:00.000Z")
+        .await
+        .unwrap();
+    assert_eq!(
+        tree(&fx.data.chat_persist(&fx.ws())),
+        files(&[("a.md", "late")])
+    );
+}
+
+#[tokio::test]
+async fn a_copy_that_cannot_be_refreshed_is_a_warning_not_a_failure() {
+    let fx = Fixture::new();
+    // The lock file cannot be opened: the refresh fails before touching anything.
+    fs::create_dir_all(fx.data.chat_workspace(&fx.ws()).join(".persist.lock")).unwrap();
+    let record = run("run_1", None);
+    fx.store.project_base(&record).await.unwrap();
+    fx.write(&record, "a.md", "kept");
+    let promoted = fx
+        .store
+        .promote(&record, "2026-01-02T00:00:00.000Z")
+        .await
+        .unwrap();
+    let error = promoted.browsable_copy_error.unwrap();
+    assert!(error.contains(".persist.lock"), "{error}");
+    assert_eq!(promoted.state_id.as_str(), "run_1");
+    assert_eq!(
+        tree(&fx.state_dir("run_1").join("persist")),
+        files(&[("a.md", "kept")])
+    );
+    assert!(!fx.data.chat_persist(&fx.ws()).exists());
+}
+
+#[tokio::test]
+async fn a_file_name_of_255_bytes_is_promoted_and_shown() {
+    let fx = Fixture::new();
+    let name = format!("{}.md", "n".repeat(252));
+    fx.promoted("run_1", None, &[(name.as_str(), "long")]).await;
+    let expected = files(&[(name.as_str(), "long")]);
+    assert_eq!(tree(&fx.state_dir("run_1").join("persist")), expected);
+    assert_eq!(tree(&fx.data.chat_persist(&fx.ws())), expected);
+    let next = run("run_2", Some("run_1"));
+    fx.store.project_base(&next).await.unwrap();
+    assert_eq!(tree(&fx.run_persist(&next)), expected);
 }

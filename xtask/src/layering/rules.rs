@@ -45,11 +45,11 @@ pub struct CrateRule {
 pub const RULES: &[CrateRule] = &[
     CrateRule {
         krate: "agent-domain",
-        allowed_only: Some(&["serde", "serde_json", "thiserror"]),
+        allowed_only: Some(&["serde", "serde_json", "thiserror", "memchr"]),
         forbidden: &[],
         scan_sources: true,
-        why: "agent-domain is pure types and rules: it may depend only on serde, serde_json \
-              and thiserror; no I/O, async, clock or randomness",
+        why: "agent-domain is pure types and rules: it may depend only on serde, serde_json, \
+              thiserror and memchr (substring search); no I/O, async, clock or randomness",
     },
     CrateRule {
         krate: "agent-application",

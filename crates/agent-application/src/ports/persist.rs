@@ -28,6 +28,10 @@ pub struct PromotedState {
     pub state_id: StateId,
     pub base_state_id: Option<StateId>,
     pub changes: Vec<PersistentChange>,
+    /// Why the chat's browsable copy could not be refreshed to this state, when it could
+    /// not. Nothing reads that copy back and the state itself is complete and durable, so
+    /// this is a warning for the journal, never a failure of the run.
+    pub browsable_copy_error: Option<String>,
 }
 
 #[async_trait]
@@ -37,7 +41,9 @@ pub trait PersistentStateStore: Send + Sync {
     async fn project_base(&self, run: &AgentRun) -> Result<PersistSnapshot, PersistError>;
 
     /// Writes the run's `persist/` as a new immutable state and refreshes the chat's
-    /// browsable copy. Called only for runs that finish successfully.
+    /// browsable copy. Called only for runs that finish successfully. An error means the
+    /// state was not written; a copy that could not be refreshed is reported in
+    /// [`PromotedState::browsable_copy_error`] instead.
     async fn promote(
         &self,
         run: &AgentRun,

@@ -134,6 +134,7 @@ async fn finalise(d: &mut Driver, ledger: &CommitLedger) -> Result<(), Fault> {
                 base_state_id: base_state_id.clone(),
                 change_count,
                 changes: promoted.changes.clone(),
+                browsable_copy_error: promoted.browsable_copy_error.clone(),
             },
         ))
         .await?;

@@ -114,6 +114,10 @@ pub struct PersistentChangesCommittedPayload {
     pub base_state_id: Option<String>,
     pub change_count: u32,
     pub changes: Vec<PersistentChange>,
+    /// Why the chat's browsable `persist/` copy still shows an older state. The new state
+    /// is complete either way; when set, the event is a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browsable_copy_error: Option<String>,
 }
 
 /// `persistent_changes_commit_failed`: promotion failed; the run ends (partial success if a

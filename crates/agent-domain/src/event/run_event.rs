@@ -235,8 +235,9 @@ impl RunEvent {
     }
 
     /// The journal level. Some events pick theirs from the payload: a failed model attempt
-    /// is a warning while a retry follows, a tool failure is an error only when fatal, and
-    /// an await is a warning when it timed out.
+    /// is a warning while a retry follows, a tool failure is an error only when fatal, an
+    /// await is a warning when it timed out, and a promoted state whose browsable copy
+    /// could not be refreshed is a warning.
     pub fn level(&self) -> EventLevel {
         match self {
             Self::ModelCallAttemptStarted(_)
@@ -249,6 +250,9 @@ impl RunEvent {
             Self::ToolCallFailed(_) => EventLevel::Warn,
             Self::SkillScopesResolved(p) if !p.diagnostics.is_empty() => EventLevel::Warn,
             Self::AgentAwaitCompleted(p) if p.timed_out => EventLevel::Warn,
+            Self::PersistentChangesCommitted(p) if p.browsable_copy_error.is_some() => {
+                EventLevel::Warn
+            }
             Self::ModelCallRetryScheduled(_)
             | Self::DriftRecoveryAttempted(_)
             | Self::AgentChildInvocationFailed(_)

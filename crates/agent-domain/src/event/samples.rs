@@ -478,6 +478,7 @@ pub fn one_of_each() -> Vec<RunEvent> {
             base_state_id: None,
             change_count: 1,
             changes: vec![change()],
+            browsable_copy_error: None,
         }),
         RunEvent::PersistentChangesCommitFailed(PersistentChangesCommitFailedPayload {
             message: "state already exists".into(),

@@ -192,6 +192,18 @@ fn levels_follow_the_catalogue() {
         }],
     });
     assert_eq!(unreadable_skill.level(), EventLevel::Warn);
+    let stale_copy = RunEvent::PersistentChangesCommitted(PersistentChangesCommittedPayload {
+        state_id: RUN.into(),
+        base_state_id: None,
+        change_count: 0,
+        changes: vec![],
+        browsable_copy_error: Some("persist/: Directory not empty".into()),
+    });
+    assert_eq!(stale_copy.level(), EventLevel::Warn);
+    assert_eq!(
+        serde_json::to_value(&stale_copy).unwrap()["payload"]["browsableCopyError"],
+        json!("persist/: Directory not empty")
+    );
     assert_eq!(
         serde_json::to_value(&unreadable_skill).unwrap()["payload"]["diagnostics"],
         json!([{"scope": {"kind": "global"}, "folder": "broken",

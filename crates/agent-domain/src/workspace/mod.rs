@@ -3,5 +3,5 @@
 mod path;
 mod root;
 
-pub use path::{WorkspacePath, WorkspacePathError};
+pub use path::{MAX_PATH_BYTES, MAX_SEGMENT_BYTES, WorkspacePath, WorkspacePathError};
 pub use root::{RUNTIME_RESULTS_ROOT, RootAccess, WorkspaceRoot, WorkspaceRootError};

@@ -6,8 +6,18 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::ErrorCode;
 
+/// The longest segment (file or folder name) in UTF-8 bytes: what Linux, macOS and Windows
+/// file systems hold in one name. Stores stage writes under names that never embed the file's
+/// own name, so every name up to this limit can be written.
+pub const MAX_SEGMENT_BYTES: usize = 255;
+
+/// The longest normalised path in bytes, which keeps the absolute path of a file well inside
+/// the 4096 bytes a path given to the operating system may have.
+pub const MAX_PATH_BYTES: usize = 1024;
+
 /// A relative workspace path in normal form: `/`-separated segments, none of them empty,
-/// `.` or `..`. Validation is purely lexical; confinement against symlinks is the store's job.
+/// `.` or `..`, none longer than [`MAX_SEGMENT_BYTES`], the whole at most [`MAX_PATH_BYTES`].
+/// Validation is purely lexical; confinement against symlinks is the store's job.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WorkspacePath(String);
 
@@ -26,22 +36,30 @@ impl WorkspacePath {
         if raw.starts_with('/') || raw.starts_with('\\') {
             return Err(WorkspacePathError::Absolute);
         }
-        let bytes = raw.as_bytes();
-        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
-            return Err(WorkspacePathError::DrivePrefix);
-        }
         let mut segments = Vec::new();
         for segment in raw.split(['/', '\\']) {
             match segment {
                 "" | "." => {}
                 ".." => return Err(WorkspacePathError::ParentSegment),
+                long if long.len() > MAX_SEGMENT_BYTES => {
+                    return Err(WorkspacePathError::SegmentTooLong { bytes: long.len() });
+                }
                 other => segments.push(other),
             }
+        }
+        // Checked after dropping `.` segments, which could hide a drive (`./C:/x`).
+        let first = segments.first().map_or(&[][..], |s| s.as_bytes());
+        if first.len() >= 2 && first[0].is_ascii_alphabetic() && first[1] == b':' {
+            return Err(WorkspacePathError::DrivePrefix);
         }
         if segments.is_empty() {
             return Err(WorkspacePathError::Empty);
         }
-        Ok(Self(segments.join("/")))
+        let path = segments.join("/");
+        if path.len() > MAX_PATH_BYTES {
+            return Err(WorkspacePathError::TooLong { bytes: path.len() });
+        }
+        Ok(Self(path))
     }
 
     /// The normalised path text.
@@ -127,6 +145,13 @@ pub enum WorkspacePathError {
     DrivePrefix,
     #[error("workspace path cannot contain `..`")]
     ParentSegment,
+    #[error(
+        "a file or folder name is {bytes} bytes long; names can be at most \
+         {MAX_SEGMENT_BYTES} bytes (UTF-8)"
+    )]
+    SegmentTooLong { bytes: usize },
+    #[error("workspace path is {bytes} bytes long; paths can be at most {MAX_PATH_BYTES} bytes")]
+    TooLong { bytes: usize },
 }
 
 impl ErrorCode for WorkspacePathError {
@@ -170,6 +195,10 @@ mod tests {
             ("\\\\server\\share", Absolute),
             ("C:\\x", DrivePrefix),
             ("c:x", DrivePrefix),
+            // Found by the `workspace_path` fuzz target: the dot hid the drive.
+            ("./C:/x", DrivePrefix),
+            (".\\c:", DrivePrefix),
+            ("//./C:x", Absolute),
             ("a\0b", ContainsNul),
             ("..", ParentSegment),
             ("../x", ParentSegment),
@@ -182,6 +211,34 @@ mod tests {
             assert_eq!(err, expected, "{raw:?}");
             assert_eq!(err.code(), "workspace.invalid_path");
         }
+    }
+
+    #[test]
+    fn names_and_paths_have_byte_limits() {
+        let name = |bytes: usize| "n".repeat(bytes);
+        for bytes in [218, 250, 255] {
+            let raw = format!("output/{}", name(bytes));
+            assert_eq!(WorkspacePath::parse(&raw).unwrap().file_name().len(), bytes);
+        }
+        let err = WorkspacePath::parse(&format!("output/{}", name(256))).unwrap_err();
+        assert_eq!(err, WorkspacePathError::SegmentTooLong { bytes: 256 });
+        assert_eq!(err.code(), "workspace.invalid_path");
+        assert!(err.to_string().contains("at most 255 bytes"), "{err}");
+        // Characters count by their UTF-8 bytes: 128 × 2 bytes = 256.
+        let wide = format!("output/{}", "é".repeat(128));
+        assert!(matches!(
+            WorkspacePath::parse(&wide),
+            Err(WorkspacePathError::SegmentTooLong { bytes: 256 })
+        ));
+        // A folder name is a segment too.
+        assert!(WorkspacePath::parse(&format!("{}/a.md", name(256))).is_err());
+        // Dropped `.` and empty segments do not count towards the whole.
+        let deep = vec![name(200); 5].join("/");
+        assert_eq!(WorkspacePath::parse(&deep).unwrap().as_str().len(), 1004);
+        let deeper = format!("{deep}/{}", name(20));
+        let err = WorkspacePath::parse(&deeper).unwrap_err();
+        assert_eq!(err, WorkspacePathError::TooLong { bytes: 1025 });
+        assert!(err.to_string().contains("at most 1024 bytes"), "{err}");
     }
 
     #[test]

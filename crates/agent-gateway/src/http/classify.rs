@@ -316,7 +316,7 @@ pub fn classify_transport(error: &reqwest::Error, redactor: &Redactor) -> ModelE
         chain.push_str(&format!(": {cause}"));
         source = cause.source();
     }
-    let mut model_error = ModelError::new(kind, redactor.redact(&format!("{what}: {chain}")));
+    let mut model_error = ModelError::new(kind, format!("{what}: {}", redactor.redact(&chain)));
     model_error.code = code;
     model_error.status = error.status().map(|s| s.as_u16());
     model_error

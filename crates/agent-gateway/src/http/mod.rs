@@ -14,6 +14,6 @@ mod retry_after;
 mod transport;
 
 pub use classify::{UPSTREAM_INVALID_RESPONSE, classify_reply, classify_transport};
-pub use redact::Redactor;
+pub use redact::{Redactor, WITHHELD};
 pub use retry_after::retry_after_ms;
 pub use transport::{HttpReply, HttpTimeouts, ProviderHttp};

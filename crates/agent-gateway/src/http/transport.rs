@@ -70,9 +70,10 @@ impl ProviderHttp {
     }
 
     /// POSTs `body` as JSON to `url` with `headers` and returns the parsed JSON body of a
-    /// successful answer. Non-2xx answers, 2xx answers carrying an `error` envelope,
-    /// non-JSON bodies and transport failures all come back as classified errors whose
-    /// text has passed through `redactor`.
+    /// successful answer, every string of it redacted (a server that echoes a key into a
+    /// reply must not put it into the transcript or a decoder's error). Non-2xx answers,
+    /// 2xx answers carrying an `error` envelope, non-JSON bodies and transport failures all
+    /// come back as classified errors whose text has passed through `redactor`.
     pub async fn post_json(
         &self,
         url: &str,
@@ -95,14 +96,16 @@ impl ProviderHttp {
             .text()
             .await
             .map_err(|e| classify_transport(&e, redactor))?;
-        classify_reply(
+        let mut parsed = classify_reply(
             HttpReply {
                 status,
                 headers,
                 body,
             },
             redactor,
-        )
+        )?;
+        redactor.redact_json(&mut parsed);
+        Ok(parsed)
     }
 }
 

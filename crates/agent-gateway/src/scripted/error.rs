@@ -1,22 +1,14 @@
-//! [`ScriptError`]: why a script file cannot be used. Raised once, when the script is
-//! loaded, so a bad script stops the host before any run is created.
-
-use std::io;
-use std::path::PathBuf;
+//! [`ScriptError`]: why a script cannot be used. Raised once, when the script is
+//! parsed, so a bad script stops the host before any run is created. Reading the file is
+//! the host's part (the CLI refuses FIFOs, devices and files over 16 MiB with
+//! `script.unreadable` and `script.too_large`, `docs/scripted-model.md`).
 
 use agent_domain::ErrorCode;
 
-/// A script that cannot be read or does not follow the format of `docs/scripted-model.md`.
+/// A script that does not follow the format of `docs/scripted-model.md`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ScriptError {
-    /// The file could not be read.
-    #[error("cannot read script file {}: {source}", path.display())]
-    Unreadable {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
     /// The text is not JSON, or not a script. `at` says where, in the script's own terms
     /// (`script`, `turns[2].tool_calls[0]`, `agents.reviewer[0].error`), so the author
     /// can find the mistake without counting lines.
@@ -37,7 +29,6 @@ impl ScriptError {
 impl ErrorCode for ScriptError {
     fn code(&self) -> &'static str {
         match self {
-            Self::Unreadable { .. } => "script.unreadable",
             Self::Invalid { .. } => "script.invalid",
         }
     }

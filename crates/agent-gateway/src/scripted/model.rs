@@ -1,7 +1,6 @@
 //! [`ScriptedModel`]: the [`ModelGateway`] that answers from a script.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -35,15 +34,6 @@ impl ScriptedModel {
             script: parse(text)?,
             runs: Mutex::default(),
         })
-    }
-
-    /// Reads and checks a script file.
-    pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Unreadable {
-            path: path.to_owned(),
-            source,
-        })?;
-        Self::from_json(&text)
     }
 
     /// Takes the call's turn and settles its outcome at once, under the lock, so turns

@@ -52,6 +52,10 @@ struct RawFailure {
     retry_after_ms: Option<u64>,
 }
 
+/// The longest `delay_ms` a turn may ask for: 10 minutes. A longer one is a typo (or a
+/// hostile script) that would hold a run for days.
+pub(crate) const MAX_DELAY_MS: u64 = 10 * 60 * 1000;
+
 /// Parses and checks a whole script.
 pub(crate) fn parse(text: &str) -> Result<Script, ScriptError> {
     let raw: RawScript = serde_json::from_str(text)
@@ -88,6 +92,12 @@ fn parse_list(name: &ListKey, list: Vec<Value>) -> Result<Vec<Turn>, ScriptError
 
 fn parse_turn(at: &str, value: Value) -> Result<Turn, ScriptError> {
     let raw: RawTurn = level(at, value)?;
+    if let Some(ms) = raw.delay_ms.filter(|ms| *ms > MAX_DELAY_MS) {
+        return Err(ScriptError::invalid(
+            format!("{at}.delay_ms"),
+            format!("{ms} ms is longer than the limit of {MAX_DELAY_MS} ms (10 minutes)"),
+        ));
+    }
     let delay = raw.delay_ms.map(Duration::from_millis);
     let has_answer = raw.text.is_some() || raw.reasoning.is_some() || !raw.tool_calls.is_empty();
     let outcome = match raw.error {
@@ -195,6 +205,11 @@ mod tests {
         .unwrap();
         assert_eq!(script.turns.len(), 3);
         assert_eq!(script.turns[0].delay, Some(Duration::from_millis(5)));
+        let longest = format!(r#"{{"turns": [{{"text": "a", "delay_ms": {MAX_DELAY_MS}}}]}}"#);
+        assert_eq!(
+            parse(&longest).unwrap().turns[0].delay,
+            Some(Duration::from_secs(600))
+        );
         let Outcome::Answer(answer) = &script.turns[0].outcome else {
             panic!("an answer");
         };
@@ -275,6 +290,10 @@ mod tests {
             (
                 r#"{"agents": {"a": [{"text": "x"}], " a": []}}"#,
                 "invalid script at agents.a: this profile has two lists (their keys differ only in surrounding whitespace)",
+            ),
+            (
+                r#"{"turns": [{"text": "a", "delay_ms": 600001}]}"#,
+                "invalid script at turns[0].delay_ms: 600001 ms is longer than the limit of 600000 ms (10 minutes)",
             ),
             (
                 r#"{"agents": {"a": []}}"#,

@@ -6,7 +6,6 @@
 use std::env;
 
 use agent_application::ports::{ConnectionStore, StoreError};
-use agent_domain::ErrorCode;
 use agent_domain::connection::{
     ConnectionConfig, ConnectionError, ConnectionName, ProviderFormat, headers_from_args,
     params_from_args,
@@ -15,7 +14,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::{ConnectionAddArgs, ConnectionsCommand};
-use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::exit::{CmdResult, Exit, Failed};
 use crate::render::{json, table};
 use crate::wiring::Host;
 
@@ -28,7 +27,7 @@ pub async fn execute(host: &Host, command: ConnectionsCommand) -> CmdResult {
         ConnectionsCommand::Remove { name, json } => {
             store.remove(&name).await.map_err(store_error)?;
             if json {
-                json::print_compact(&json!({"name": name, "removed": true})).or_failure()?;
+                json::print_compact(&json!({"name": name, "removed": true}))?;
             } else {
                 println!("connection {name} removed");
             }
@@ -98,7 +97,7 @@ async fn add(store: &dyn ConnectionStore, args: ConnectionAddArgs) -> CmdResult<
         );
     }
     if args.json {
-        json::print_pretty(&config.redacted()).or_failure()?;
+        json::print_pretty(&config.redacted())?;
     } else {
         println!("connection {} saved", config.name);
     }
@@ -132,7 +131,7 @@ async fn list(store: &dyn ConnectionStore, json: bool) -> CmdResult<()> {
     if json {
         let views: Vec<ConnectionView> =
             listing.connections.iter().map(ConnectionView::of).collect();
-        return json::print_pretty(&views).or_failure();
+        return json::print_pretty(&views);
     }
     if listing.connections.is_empty() {
         println!("no LLM connections saved; add one with `tavern-agent connections add`");
@@ -169,7 +168,7 @@ async fn show(store: &dyn ConnectionStore, name: &str, json: bool) -> CmdResult<
         })
     })?;
     if json {
-        return json::print_pretty(&ConnectionView::of(&config)).or_failure();
+        return json::print_pretty(&ConnectionView::of(&config));
     }
     let shown = config.redacted();
     let base_url = match shown.explicit_base_url() {
@@ -212,7 +211,7 @@ async fn show(store: &dyn ConnectionStore, name: &str, json: bool) -> CmdResult<
 
 /// A connection rule refused the request: the caller's mistake (exit 2), with its code.
 fn rule_error(error: ConnectionError) -> Failed {
-    fail(Exit::Usage, format!("{}: {error}", error.code()))
+    Failed::of(Exit::Usage, &error)
 }
 
 /// What the store reported, with its code. A refused request (a bad name, an existing or
@@ -224,5 +223,5 @@ fn store_error(error: StoreError) -> Failed {
         }
         _ => Exit::Failure,
     };
-    fail(exit, format!("{}: {error}", error.code()))
+    Failed::of(exit, &error)
 }

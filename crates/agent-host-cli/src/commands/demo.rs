@@ -15,7 +15,7 @@ use agent_infra_fs::layout::DataDir;
 
 use super::model::ChosenModel;
 use super::run::{View, drive};
-use crate::exit::{CmdResult, Exit, OrExit};
+use crate::exit::{CmdResult, Exit, OrCode, OrExit};
 use crate::wiring::Host;
 
 /// The chat the demo answers, relative to `chats/`.
@@ -50,9 +50,9 @@ pub async fn execute(durability: Durability) -> CmdResult {
     let root = tempfile::Builder::new()
         .prefix("tavern-agent-demo-")
         .tempdir()
-        .or_failure()?
+        .or_code(Exit::Failure, "agent.storage_io")?
         .keep();
-    write_files(&root).or_failure()?;
+    write_files(&root).or_code(Exit::Failure, "agent.storage_io")?;
     say(&format!("demo data directory: {}", root.display()));
 
     let data = DataDir::new(root.clone());

@@ -4,14 +4,14 @@
 use agent_application::doctor::{DoctorCheck, DoctorReport};
 use agent_application::profiles::IssueSeverity;
 
-use crate::exit::{CmdResult, Exit, OrExit};
+use crate::exit::{CmdResult, Exit};
 use crate::render::json;
 use crate::wiring::Host;
 
 pub async fn execute(host: &Host, as_json: bool) -> CmdResult {
     let report = host.doctor().check().await;
     if as_json {
-        json::print_pretty(&report).or_failure()?;
+        json::print_pretty(&report)?;
     } else {
         print!("{}", render(&report));
     }

@@ -18,7 +18,8 @@ use agent_gateway::scripted::ScriptedModel;
 use agent_gateway::{HttpConnection, HttpModelGateway};
 
 use crate::cli::RunArgs;
-use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::exit::{CmdResult, Exit, Failed, OrExit, codes};
+use crate::input::{InputKind, read_input};
 use crate::wiring::Host;
 
 /// The model of a run, as the runtime wants it.
@@ -78,7 +79,8 @@ impl ChosenModel {
 /// `connectionRef` (with the profile's `modelId`).
 pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
     if let Some(path) = &args.script {
-        let model = ScriptedModel::from_file(path).or_usage()?;
+        let text = read_input(path, InputKind::Script)?;
+        let model = ScriptedModel::from_json(&text).or_usage()?;
         return Ok(ChosenModel::scripted(model));
     }
     if let Some(name) = &args.connection {
@@ -97,8 +99,9 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
             connection_ref,
             model_id,
         } => connect(host, connection_ref, Some(model_id)).await,
-        _ => Err(fail(
+        _ => Err(Failed::new(
             Exit::Usage,
+            codes::MODEL_REQUIRED,
             format!(
                 "no model chosen: profile `{}` runs on the model given on the command line; \
                  pass --connection NAME (see `tavern-agent connections list`) or --script FILE \
@@ -113,7 +116,7 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
 /// binding) or the connection's own model. The key is read from the connection's variable
 /// now, at the start of the command; it lives only in the gateway's memory.
 async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<ChosenModel> {
-    let name = ConnectionName::parse(name).map_err(|e| usage(&e))?;
+    let name = ConnectionName::parse(name).or_usage()?;
     let config = host
         .storage
         .connections
@@ -121,21 +124,20 @@ async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<C
         .await
         .map_err(|e| connection_error(name.as_str(), &e))?
         .ok_or_else(|| {
-            fail(
+            Failed::new(
                 Exit::Usage,
+                "connection.not_found",
                 format!(
-                    "connection.not_found: no connection `{name}`; see `tavern-agent \
-                     connections list` or add one with `tavern-agent connections add`"
+                    "no connection `{name}`; see `tavern-agent connections list` or add one \
+                     with `tavern-agent connections add`"
                 ),
             )
         })?;
     let connection = HttpConnection::from_config(&config, model_id, read_key(&config)?);
     let model = connection.model.clone();
     let api = connection.sillytavern_api();
-    // A model error already names its code.
     let timeouts = HttpTimeouts::for_config(&config);
-    let gateway = HttpModelGateway::with_timeouts(connection, timeouts)
-        .map_err(|e| fail(Exit::Usage, e.to_string()))?;
+    let gateway = HttpModelGateway::with_timeouts(connection, timeouts).or_usage()?;
     let mut chosen = ChosenModel::labelled(
         Arc::new(gateway),
         ModelBindingMode::Connection,
@@ -158,23 +160,21 @@ fn read_key(config: &ConnectionConfig) -> CmdResult<Option<String>> {
         Err(env::VarError::NotUnicode(_)) => "which is not valid Unicode",
         _ => "which is not set",
     };
-    Err(fail(
+    Err(Failed::new(
         Exit::Usage,
+        "connection.api_key_missing",
         format!(
-            "connection.api_key_missing: connection `{}` reads its key from ${var}, {problem}",
+            "connection `{}` reads its key from ${var}, {problem}",
             config.name
         ),
     ))
 }
 
-fn usage<E: ErrorCode + fmt::Display>(error: &E) -> Failed {
-    fail(Exit::Usage, format!("{}: {error}", error.code()))
-}
-
 /// A connection that cannot be read is a configuration problem of this run: exit 2.
 fn connection_error(name: &str, error: &StoreError) -> Failed {
-    fail(
+    Failed::new(
         Exit::Usage,
-        format!("{}: connection `{name}`: {error}", error.code()),
+        error.code(),
+        format!("connection `{name}`: {error}"),
     )
 }

@@ -5,7 +5,8 @@ use agent_application::profiles::{ProfileListing, ProfileServiceError};
 use serde_json::json;
 
 use crate::cli::ProfilesCommand;
-use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::exit::{CmdResult, Exit, Failed, OrCode, codes};
+use crate::input::{InputKind, read_input};
 use crate::render::{json, table};
 use crate::wiring::Host;
 
@@ -15,7 +16,7 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
         ProfilesCommand::List { json } => {
             let listings = profiles.list().await.map_err(profile_error)?;
             if json {
-                json::print_pretty(&listings).or_failure()?;
+                json::print_pretty(&listings)?;
             } else {
                 print!("{}", listing_table(&listings));
             }
@@ -23,18 +24,20 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
         ProfilesCommand::Show { id, json } => {
             let loaded = profiles.load(&id).await.map_err(profile_error)?;
             if json {
-                json::print_compact(&loaded.document).or_failure()?;
+                json::print_compact(&loaded.document)?;
             } else {
-                let text = loaded.document.to_json_pretty().or_failure()?;
+                let text = loaded
+                    .document
+                    .to_json_pretty()
+                    .or_code(Exit::Failure, codes::OUTPUT_FAILED)?;
                 println!("{text}");
             }
         }
         ProfilesCommand::Save { file, json } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|err| fail(Exit::Usage, format!("{}: {err}", file.display())))?;
+            let text = read_input(&file, InputKind::Other)?;
             let summary = profiles.save(&text).await.map_err(profile_error)?;
             if json {
-                json::print_pretty(&summary).or_failure()?;
+                json::print_pretty(&summary)?;
             } else {
                 println!("saved profile {}", summary.id);
             }
@@ -42,10 +45,14 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
         ProfilesCommand::Delete { id, json } => {
             let removed = profiles.delete(&id).await.map_err(profile_error)?;
             if !removed {
-                return Err(fail(Exit::Usage, format!("no saved profile `{id}`")));
+                return Err(Failed::new(
+                    Exit::Usage,
+                    "agent.profile_not_found",
+                    format!("no saved profile `{id}`"),
+                ));
             }
             if json {
-                json::print_compact(&json!({"id": id, "deleted": true})).or_failure()?;
+                json::print_compact(&json!({"id": id, "deleted": true}))?;
             } else {
                 println!("deleted profile {id}");
             }
@@ -53,7 +60,7 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
         ProfilesCommand::Diagnose { id, json } => {
             let health = profiles.diagnose(&id).await.map_err(profile_error)?;
             if json {
-                json::print_pretty(&health).or_failure()?;
+                json::print_pretty(&health)?;
             } else {
                 println!("{}: {}", health.profile_id, json::name_of(&health.status));
                 for issue in &health.issues {
@@ -68,8 +75,7 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
                 .await
                 .map_err(profile_error)?;
             if json {
-                json::print_compact(&json!({"profileId": id, "systemPrompt": prompt}))
-                    .or_failure()?;
+                json::print_compact(&json!({"profileId": id, "systemPrompt": prompt}))?;
             } else {
                 println!("{}", prompt.trim_end());
             }
@@ -88,10 +94,7 @@ pub fn profile_error(error: ProfileServiceError) -> Failed {
         other if other.is_not_found() => Exit::Usage,
         _ => Exit::Failure,
     };
-    Failed {
-        exit,
-        error: anyhow::Error::new(error),
-    }
+    Failed::of(exit, &error)
 }
 
 fn listing_table(listings: &[ProfileListing]) -> String {

@@ -6,12 +6,11 @@ use std::io::{self, Write};
 
 use agent_application::prompt::RunLore;
 use agent_application::runtime::{PreviewPrompt, StartRunError};
-use agent_domain::ErrorCode;
 use serde_json::Value;
 
 use super::resolve_chat;
 use crate::cli::PromptCommand;
-use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::exit::{CmdResult, Exit, Failed};
 use crate::render::json;
 use crate::wiring::Host;
 
@@ -38,9 +37,9 @@ pub async fn execute(host: &Host, command: PromptCommand) -> CmdResult {
         .await
         .map_err(preview_error)?;
     if json {
-        json::print_compact(&assembled.snapshot.raw).or_failure()?;
+        json::print_compact(&assembled.snapshot.raw)?;
     } else {
-        json::print_pretty(&assembled.snapshot.raw).or_failure()?;
+        json::print_pretty(&assembled.snapshot.raw)?;
         let mut err = io::stderr().lock();
         let _ = err.write_all(world_info_text(assembled.lore.as_ref()).as_bytes());
     }
@@ -54,7 +53,7 @@ fn preview_error(error: StartRunError) -> Failed {
         StartRunError::Store(_) | StartRunError::Journal(_) => Exit::Failure,
         _ => Exit::Usage,
     };
-    fail(exit, format!("{}: {error}", error.code()))
+    Failed::of(exit, &error)
 }
 
 /// Which world-info entries fired and why, and which were passed over, for people.

@@ -14,7 +14,8 @@ use futures::StreamExt;
 
 use super::{model, resolve_chat};
 use crate::cli::RunArgs;
-use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::exit::{CmdResult, Exit, Failed, OrCode, OrExit, codes, print_error};
+use crate::input::{InputKind, read_input};
 use crate::render::json;
 use crate::render::timeline::{Timeline, millis};
 use crate::wiring::Host;
@@ -51,19 +52,23 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
     Ok(Exit::of_run(outcome.status))
 }
 
-/// Reads a JSON file given on the command line; an unreadable or invalid file is a usage
-/// error.
+/// Reads the prompt snapshot file; an unreadable file (`cli.file_unreadable`) or one that
+/// is not JSON (`agent.invalid_prompt_snapshot`) is a usage error.
 fn read_json(path: &Path) -> CmdResult<serde_json::Value> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| fail(Exit::Usage, format!("{}: {err}", path.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|err| fail(Exit::Usage, format!("{}: not JSON: {err}", path.display())))
+    let text = read_input(path, InputKind::Other)?;
+    serde_json::from_str(&text).map_err(|err| {
+        Failed::new(
+            Exit::Usage,
+            "agent.invalid_prompt_snapshot",
+            format!("{}: not JSON: {err}", path.display()),
+        )
+    })
 }
 
-/// Starts the run, shows it until it ends (cancelling it on Ctrl-C), and returns how it
-/// ended. A run that cannot start is a usage error: no run exists.
+/// Starts the run, shows it until it ends (cancelling it on Ctrl-C, SIGTERM or SIGHUP),
+/// and returns how it ended. A run that cannot start is a usage error: no run exists.
 pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunOutcome> {
-    let mut interrupts = Interrupts::install().or_failure()?;
+    let mut interrupts = Interrupts::install().or_code(Exit::Failure, codes::STARTUP_FAILED)?;
     let started = host.runtime.start_run(request).await.map_err(start_error)?;
     let run_id = started.run.id.clone();
     {
@@ -84,14 +89,18 @@ pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunO
     let mut cancelled = false;
     let outcome = loop {
         tokio::select! {
-            joined = &mut task => break joined.or_failure()?,
+            joined = &mut task => break joined.or_code(Exit::Failure, "agent.runtime_fault")?,
             () = interrupts.recv() => {
                 if cancelled {
-                    // A second Ctrl-C: stop waiting.
-                    return Err(fail(Exit::Cancelled, format!("interrupted; run {run_id} may still be marked running")));
+                    // A second interrupt: stop waiting.
+                    return Err(Failed::new(
+                        Exit::Cancelled,
+                        codes::INTERRUPTED,
+                        format!("interrupted; run {run_id} may still be marked running"),
+                    ));
                 }
                 cancelled = true;
-                cancel(host, &run_id).await;
+                cancel(host, &run_id, view).await;
             }
         }
     };
@@ -108,10 +117,13 @@ pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunO
     Ok(outcome)
 }
 
-async fn cancel(host: &Host, run_id: &RunId) {
+async fn cancel(host: &Host, run_id: &RunId, view: View) {
     if let Err(error) = host.runtime.cancel(run_id).await {
-        let mut err = io::stderr().lock();
-        let _ = writeln!(err, "error: cannot cancel {run_id}: {error}");
+        print_error(
+            view.json,
+            error.code(),
+            &format!("cannot cancel {run_id}: {error}"),
+        );
     }
 }
 
@@ -122,8 +134,11 @@ async fn show(mut events: EventStream, view: View, run_dir: Option<PathBuf>) {
         let line = match line {
             Ok(line) => line,
             Err(error) => {
-                let mut err = io::stderr().lock();
-                let _ = writeln!(err, "error: reading the journal: {error}");
+                print_error(
+                    view.json,
+                    error.code(),
+                    &format!("reading the journal: {error}"),
+                );
                 break;
             }
         };
@@ -177,18 +192,21 @@ fn report(outcome: &RunOutcome, elapsed: Duration) {
 
 /// Every refusal to start is a usage error: the run does not exist.
 fn start_error(error: StartRunError) -> Failed {
-    let code = error.code();
+    let failed = Failed::of(Exit::Usage, &error);
     Failed {
-        exit: Exit::Usage,
-        error: anyhow::Error::new(error).context(format!("cannot start the run ({code})")),
+        message: format!("cannot start the run: {}", failed.message),
+        ..failed
     }
 }
 
-/// Ctrl-C, registered at once (not on first poll), so an interrupt that arrives while the
-/// run starts is not lost.
+/// The signals that ask a run to stop: Ctrl-C, and on Unix also SIGTERM (what `kill`,
+/// systemd and container runtimes send) and SIGHUP (the terminal went away). Each one is
+/// handled like Ctrl-C, so the run ends `run_cancelled` with a complete journal instead of
+/// being left mid-step. Registered at once (not on first poll), so a signal that arrives
+/// while the run starts is not lost.
 struct Interrupts {
     #[cfg(unix)]
-    signal: tokio::signal::unix::Signal,
+    signals: Vec<tokio::signal::unix::Signal>,
     #[cfg(windows)]
     signal: tokio::signal::windows::CtrlC,
 }
@@ -196,15 +214,36 @@ struct Interrupts {
 impl Interrupts {
     fn install() -> io::Result<Self> {
         #[cfg(unix)]
-        let signal = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let kinds = [
+                SignalKind::interrupt(),
+                SignalKind::terminate(),
+                SignalKind::hangup(),
+            ];
+            let signals = kinds.into_iter().map(signal).collect::<io::Result<_>>()?;
+            Ok(Self { signals })
+        }
         #[cfg(windows)]
-        let signal = tokio::signal::windows::ctrl_c()?;
-        Ok(Self { signal })
+        Ok(Self {
+            signal: tokio::signal::windows::ctrl_c()?,
+        })
     }
 
+    /// The next interrupt, from whichever signal comes first.
     async fn recv(&mut self) {
-        if self.signal.recv().await.is_none() {
-            // The handler is gone; never report another interrupt.
+        #[cfg(unix)]
+        let received = {
+            let waits = self
+                .signals
+                .iter_mut()
+                .map(|signal| Box::pin(signal.recv()));
+            futures::future::select_all(waits).await.0
+        };
+        #[cfg(windows)]
+        let received = self.signal.recv().await;
+        if received.is_none() {
+            // A handler is gone; never report another interrupt.
             std::future::pending::<()>().await;
         }
     }

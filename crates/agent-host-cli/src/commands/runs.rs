@@ -5,7 +5,6 @@ use std::io::{self, Write};
 
 use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreError};
 use agent_application::runtime::{ModelTurnView, RuntimeError};
-use agent_domain::ErrorCode;
 use agent_domain::event::{ChatRef, JournalLine, RunRolledBackPayload};
 use agent_domain::model::TokenUsage;
 use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
@@ -15,7 +14,7 @@ use serde_json::json;
 
 use super::resolve_chat;
 use crate::cli::RunsCommand;
-use crate::exit::{CmdResult, Exit, Failed, OrExit};
+use crate::exit::{CmdResult, Exit, Failed, OrCode, OrExit, codes};
 use crate::render::{json, table};
 use crate::wiring::Host;
 
@@ -39,7 +38,7 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             };
             let page = host.runtime.list_runs(&query).await.map_err(runtime)?;
             if json {
-                json::print_pretty(&page.runs).or_failure()?;
+                json::print_pretty(&page.runs)?;
             } else {
                 print!("{}", runs_table(&page.runs));
             }
@@ -66,7 +65,7 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             let run = run_id_arg(&run_id)?;
             let summary = host.runtime.run_summary(&run).await.map_err(runtime)?;
             if json {
-                json::print_pretty(&summary).or_failure()?;
+                json::print_pretty(&summary)?;
             } else {
                 print!("{}", summary_text(&summary));
             }
@@ -88,12 +87,12 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
                     "text": file.text,
                     "sha256": file.sha256,
                     "bytes": file.bytes,
-                }))
-                .or_failure()?;
+                }))?;
             } else {
                 let mut out = io::stdout().lock();
-                out.write_all(file.text.as_bytes()).or_failure()?;
-                out.flush().or_failure()?;
+                out.write_all(file.text.as_bytes())
+                    .and_then(|()| out.flush())
+                    .or_code(Exit::Failure, codes::OUTPUT_FAILED)?;
             }
             Ok(Exit::Ok)
         }
@@ -116,7 +115,7 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
                 .await
                 .map_err(runtime)?;
             if json {
-                json::print_pretty(&view).or_failure()?;
+                json::print_pretty(&view)?;
             } else {
                 print!("{}", turn_text(&view));
             }
@@ -126,8 +125,7 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             let run = run_id_arg(&run_id)?;
             let status = host.runtime.cancel(&run).await.map_err(runtime)?;
             if json {
-                json::print_compact(&json!({"runId": run.as_str(), "status": status}))
-                    .or_failure()?;
+                json::print_compact(&json!({"runId": run.as_str(), "status": status}))?;
             } else {
                 println!("{run}: {}", status.as_str());
             }
@@ -137,7 +135,7 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             let run = run_id_arg(&run_id)?;
             let undone = host.runtime.rollback_run(&run).await.map_err(runtime)?;
             if json {
-                json::print_compact(&undone).or_failure()?;
+                json::print_compact(&undone)?;
             } else {
                 print!("{}", rollback_text(&run, &undone));
             }
@@ -184,10 +182,11 @@ async fn events(
     let mut out = io::stdout().lock();
     let mut print = |line: &JournalLine| -> CmdResult<()> {
         if json {
-            json::write_line(&mut out, line).or_failure()
+            json::write_line(&mut out, line)
         } else {
-            writeln!(out, "{}", event_text(line)).or_failure()
+            writeln!(out, "{}", event_text(line))
         }
+        .or_code(Exit::Failure, codes::OUTPUT_FAILED)
     };
     if !follow {
         let lines = host
@@ -241,14 +240,12 @@ pub fn runtime(error: RuntimeError) -> Failed {
         RuntimeError::PathNotReadable(_) => true,
         _ => false,
     };
-    Failed {
-        exit: if caller_mistake {
-            Exit::Usage
-        } else {
-            Exit::Failure
-        },
-        error: anyhow::anyhow!("{}: {error}", error.code()),
-    }
+    let exit = if caller_mistake {
+        Exit::Usage
+    } else {
+        Exit::Failure
+    };
+    Failed::of(exit, &error)
 }
 
 fn runs_table(runs: &[AgentRun]) -> String {

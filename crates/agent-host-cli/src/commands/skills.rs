@@ -2,10 +2,9 @@
 
 use agent_application::ports::StoreError;
 use agent_application::skills::{SkillCatalog, skill_catalog};
-use agent_domain::ErrorCode;
 
 use crate::cli::SkillsCommand;
-use crate::exit::{CmdResult, Exit, Failed, OrExit, fail};
+use crate::exit::{CmdResult, Exit, Failed};
 use crate::render::{json, table};
 use crate::wiring::Host;
 
@@ -19,7 +18,7 @@ pub async fn execute(host: &Host, command: SkillsCommand) -> CmdResult {
                 .await
                 .map_err(store_error)?;
             if json {
-                json::print_pretty(&catalog).or_failure()?;
+                json::print_pretty(&catalog)?;
             } else {
                 print!("{}", render(&catalog));
             }
@@ -66,5 +65,5 @@ fn render(catalog: &SkillCatalog) -> String {
 
 /// The store could not be read at all (exit 1), with its code.
 fn store_error(error: StoreError) -> Failed {
-    fail(Exit::Failure, format!("{}: {error}", error.code()))
+    Failed::of(Exit::Failure, &error)
 }

@@ -3,7 +3,7 @@
 use agent_domain::tool::{BuiltinTool, ToolDescriptor};
 
 use crate::cli::ToolsCommand;
-use crate::exit::{CmdResult, Exit, OrExit};
+use crate::exit::{CmdResult, Exit};
 use crate::render::{json, table};
 use crate::wiring::Host;
 
@@ -12,7 +12,7 @@ pub fn execute(host: &Host, command: ToolsCommand) -> CmdResult {
         ToolsCommand::List { json } => {
             let tools: Vec<ToolDescriptor> = host.runtime.tools_list();
             if json {
-                json::print_pretty(&tools).or_failure()?;
+                json::print_pretty(&tools)?;
             } else {
                 let rows: Vec<Vec<String>> = tools
                     .iter()

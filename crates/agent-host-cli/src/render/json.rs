@@ -6,6 +6,8 @@ use std::io::{self, Write};
 use agent_domain::event::JournalLine;
 use serde::Serialize;
 
+use crate::exit::{CmdResult, Exit, OrCode, codes};
+
 /// Writes `line` as one compact JSON line, byte for byte as the journal file stores it.
 pub fn write_line(out: &mut impl Write, line: &JournalLine) -> io::Result<()> {
     let mut bytes = serde_json::to_vec(line).map_err(io::Error::other)?;
@@ -15,19 +17,22 @@ pub fn write_line(out: &mut impl Write, line: &JournalLine) -> io::Result<()> {
 }
 
 /// Prints `value` as pretty JSON on stdout.
-pub fn print_pretty(value: &impl Serialize) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    let mut out = io::stdout().lock();
-    writeln!(out, "{text}")?;
-    Ok(())
+pub fn print_pretty(value: &impl Serialize) -> CmdResult<()> {
+    let text = serde_json::to_string_pretty(value).or_code(Exit::Failure, codes::OUTPUT_FAILED)?;
+    print_text(&text)
 }
 
 /// Prints `value` as compact JSON on one line of stdout.
-pub fn print_compact(value: &impl Serialize) -> anyhow::Result<()> {
-    let text = serde_json::to_string(value)?;
+pub fn print_compact(value: &impl Serialize) -> CmdResult<()> {
+    let text = serde_json::to_string(value).or_code(Exit::Failure, codes::OUTPUT_FAILED)?;
+    print_text(&text)
+}
+
+fn print_text(text: &str) -> CmdResult<()> {
     let mut out = io::stdout().lock();
-    writeln!(out, "{text}")?;
-    Ok(())
+    writeln!(out, "{text}")
+        .and_then(|()| out.flush())
+        .or_code(Exit::Failure, codes::OUTPUT_FAILED)
 }
 
 /// The serialised name of a unit enum value (`built_in`, `foreground`, `warning`).

@@ -281,6 +281,16 @@ impl Timeline {
                 );
                 self.say_after_call(&p.call_id, text);
             }
+            RunEvent::PersistentChangesCommitted(p) if p.browsable_copy_error.is_some() => {
+                let error = p.browsable_copy_error.as_deref().unwrap_or_default();
+                self.say(&format!(
+                    "{prefix}  {} persist: state {} saved; the chat's persist/ copy was not \
+                     refreshed: {}",
+                    s.yellow("!"),
+                    p.state_id,
+                    truncate(error, MESSAGE_WIDTH)
+                ));
+            }
             RunEvent::PersistentChangesCommitted(p) if p.change_count > 0 => {
                 self.say(&s.dim(&format!(
                     "{prefix}  persist: {} change(s) saved as state {}",

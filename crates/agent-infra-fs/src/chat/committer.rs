@@ -15,6 +15,7 @@ use super::locator::ChatLocator;
 use super::lock::{ChatLocks, Rewrite, rewrite_chat};
 use super::{blocking, edit, message, rollback};
 use crate::layout::DataDir;
+use crate::staging::Staging;
 
 /// Commits runs' messages into chats under a data directory. Cheap to clone; clones share
 /// the per-chat queue, and the OS lock on the chat file orders all other writers.
@@ -27,11 +28,13 @@ use crate::layout::DataDir;
 pub struct FsChatCommitter {
     data: DataDir,
     locks: ChatLocks,
+    staging: Staging,
 }
 
 impl FsChatCommitter {
     pub fn new(data: DataDir) -> Self {
         Self {
+            staging: Staging::new(data.staging()),
             data,
             locks: ChatLocks::default(),
         }
@@ -43,7 +46,7 @@ impl FsChatCommitter {
         request: &ChatCommitRequest,
     ) -> Result<ChatCommitReceipt, ChatError> {
         let path = ChatLocator::path_of(&self.data, &request.chat)?;
-        rewrite_chat(&path, |doc| plan_commit(doc, request))
+        rewrite_chat(&path, &self.staging, |doc| plan_commit(doc, request))
     }
 
     /// [`ChatCommitPort::record_persist_state`] without the async wrapper (blocking).
@@ -52,7 +55,7 @@ impl FsChatCommitter {
         update: &PersistStateUpdate,
     ) -> Result<(), ChatError> {
         let path = ChatLocator::path_of(&self.data, &update.chat)?;
-        rewrite_chat(&path, |doc| {
+        rewrite_chat(&path, &self.staging, |doc| {
             let (index, mut message) = message_by_id(doc, &update.message_id)?;
             let recorded = edit::record_state(
                 &mut message,
@@ -74,7 +77,7 @@ impl FsChatCommitter {
         request: &ChatRollbackRequest,
     ) -> Result<ChatRollbackReport, ChatError> {
         let path = ChatLocator::path_of(&self.data, &request.chat)?;
-        rewrite_chat(&path, |doc| rollback::plan(doc, request))
+        rewrite_chat(&path, &self.staging, |doc| rollback::plan(doc, request))
     }
 }
 

@@ -22,7 +22,7 @@ use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 use super::document::ChatDocument;
 use super::io_error;
 use super::stamp::FileStamp;
-use crate::atomic::write_atomic;
+use crate::staging::Staging;
 
 /// How often a writer starts over because the chat was replaced while it waited.
 const LOCK_ATTEMPTS: usize = 16;
@@ -48,9 +48,10 @@ impl ChatLocks {
 pub(crate) type Rewrite<T> = (T, Option<Vec<u8>>);
 
 /// Runs `edit` on the chat as it is now, under the OS lock, and writes the new bytes (if any)
-/// atomically before letting go of the lock. Blocking.
+/// atomically, staged outside the chat folder, before letting go of the lock. Blocking.
 pub(crate) fn rewrite_chat<T>(
     path: &Path,
+    staging: &Staging,
     edit: impl FnOnce(&ChatDocument) -> Result<Rewrite<T>, ChatError>,
 ) -> Result<T, ChatError> {
     let mut file = lock_current(path)?;
@@ -59,7 +60,9 @@ pub(crate) fn rewrite_chat<T>(
         .map_err(|err| io_error(path, err))?;
     let (result, rewritten) = edit(&ChatDocument::parse(bytes)?)?;
     if let Some(rewritten) = rewritten {
-        write_atomic(path, &rewritten).map_err(|err| io_error(path, err))?;
+        staging
+            .write_atomic(path, &rewritten)
+            .map_err(|err| io_error(path, err))?;
     }
     drop(file);
     Ok(result)

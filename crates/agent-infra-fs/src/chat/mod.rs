@@ -12,9 +12,10 @@
 //! * [`FsChatStore`] reads: a per-file index of line offsets (rebuilt when the file's length,
 //!   modification time or identity changes) lets it seek straight to the messages asked for.
 //! * [`FsChatCommitter`] writes this run's message. Every write holds the chat's locks (an
-//!   in-process queue and an OS lock on the file), rewrites the file atomically (temp file +
-//!   rename, as SillyTavern does) and changes exactly one line: untouched lines keep their
-//!   bytes, and the changed line keeps its key order and unknown keys.
+//!   in-process queue and an OS lock on the file), rewrites the file atomically (a temp file
+//!   staged in our own folder, then renamed over the chat: see `crate::staging`) and changes
+//!   exactly one line: untouched lines keep their bytes, and the changed line keeps its key
+//!   order and unknown keys.
 //!
 //! [`ChatRef`]: agent_domain::event::ChatRef
 

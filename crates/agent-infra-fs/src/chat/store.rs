@@ -16,6 +16,7 @@ use super::locator::ChatLocator;
 use super::lock::{ChatLocks, rewrite_chat};
 use super::{blocking, io_error, message};
 use crate::layout::DataDir;
+use crate::staging::Staging;
 
 /// Reads chats under a data directory. Cheap to clone; clones share the index cache.
 ///
@@ -30,11 +31,13 @@ pub struct FsChatStore {
     data: DataDir,
     indexes: IndexCache,
     locks: ChatLocks,
+    staging: Staging,
 }
 
 impl FsChatStore {
     pub fn new(data: DataDir) -> Self {
         Self {
+            staging: Staging::new(data.staging()),
             data,
             indexes: IndexCache::default(),
             locks: ChatLocks::default(),
@@ -53,7 +56,7 @@ impl FsChatStore {
         if let Some(id) = header.stable_chat_id()? {
             return info(chat, id, index.message_count(), &header);
         }
-        rewrite_chat(&path, |doc| {
+        rewrite_chat(&path, &self.staging, |doc| {
             let Some(line) = doc.header() else {
                 // The header went away while we waited for the lock.
                 return Ok((headerless_info(chat, doc.message_count())?, None));

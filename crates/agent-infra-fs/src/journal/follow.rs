@@ -22,7 +22,7 @@ use agent_domain::run::RunId;
 use futures::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use super::scan::{Scan, Tail, io_error, is_blank};
+use super::scan::{Scan, SeqOrder, Tail, io_error, is_blank};
 use super::writer::Appended;
 
 /// Lines parsed per file read, so following a long journal from the start streams it.
@@ -37,11 +37,14 @@ pub(super) enum Start {
     End,
 }
 
-/// A follower's place in the file: the committed offset it has read up to and the seq it
-/// expects next.
+/// A follower's place in the file: the committed offset it has read up to, the seq the line
+/// there must have, and the seq it hands out next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Cursor {
     offset: u64,
+    /// The seq of the line at `offset`: lines read from the file must be numbered on from
+    /// it, or the journal is corrupt.
+    file_seq: u64,
     next_seq: u64,
     /// The file length when everything in it was read and it had no torn tail; polling
     /// skips the read while the length stays the same.
@@ -67,6 +70,7 @@ fn locate(path: &Path, run: &RunId, start: Start) -> Result<Cursor, JournalError
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             return Ok(Cursor {
                 offset: 0,
+                file_seq: 1,
                 next_seq: start.after(0).saturating_add(1),
                 seen_len: None,
                 ended: false,
@@ -80,8 +84,15 @@ fn locate(path: &Path, run: &RunId, start: Start) -> Result<Cursor, JournalError
     let last_seq = tail.last.map_or(0, |last| last.seq);
     let after = start.after(last_seq);
     if after < last_seq {
+        // Start at the line of `after` itself (it is read and skipped), so a repeat of it
+        // is caught like any other line out of order.
+        let (offset, file_seq) = match after {
+            0 => (0, 1),
+            after => (scan.offset_of(&tail, after)?, after),
+        };
         return Ok(Cursor {
-            offset: scan.offset_of(&tail, after + 1)?,
+            offset,
+            file_seq,
             next_seq: after + 1,
             seen_len: None,
             ended: false,
@@ -89,6 +100,7 @@ fn locate(path: &Path, run: &RunId, start: Start) -> Result<Cursor, JournalError
     }
     Ok(Cursor {
         offset: tail.end,
+        file_seq: last_seq + 1,
         next_seq: after.saturating_add(1),
         seen_len: (tail.end == len).then_some(len),
         ended: ends_with_terminal(&scan, &tail)?,
@@ -114,7 +126,8 @@ fn ends_with_terminal(scan: &Scan<'_>, tail: &Tail) -> Result<bool, JournalError
 /// New lines and whether more may follow at once.
 type Batch = (Vec<JournalLine>, bool);
 
-/// Reads committed lines past the cursor (blocking), at most [`BATCH`] of them.
+/// Reads committed lines past the cursor (blocking), at most [`BATCH`] of them. A line that
+/// does not parse or is out of order ends the batch; read again, it is the error.
 fn read_new(path: &Path, run: &RunId, cursor: &mut Cursor) -> Result<Batch, JournalError> {
     let file = match File::open(path) {
         Ok(file) => file,
@@ -128,17 +141,30 @@ fn read_new(path: &Path, run: &RunId, cursor: &mut Cursor) -> Result<Batch, Jour
     let scan = Scan::new(&file, run.as_str());
     let tail = scan.tail(len)?;
     let mut lines = scan.forward(cursor.offset, tail.end)?;
+    let mut order = SeqOrder::forward(Some(cursor.file_seq));
     let mut batch = Vec::new();
     while batch.len() < BATCH {
         let Some((start, bytes)) = lines.next_line().map_err(io_error)? else {
             cursor.seen_len = (tail.end == len).then_some(len);
             return Ok((batch, false));
         };
-        cursor.offset = start + bytes.len() as u64;
+        let end = start + bytes.len() as u64;
         if is_blank(&bytes) {
+            cursor.offset = end;
             continue;
         }
-        let line = scan.parse(start, &bytes)?;
+        let checked = scan.parse(start, &bytes).and_then(|line| {
+            order.check(&scan, start, line.seq)?;
+            Ok(line)
+        });
+        let line = match checked {
+            Ok(line) => line,
+            // Hand out the good lines first; the next read starts at the bad one.
+            Err(_) if !batch.is_empty() => return Ok((batch, true)),
+            Err(err) => return Err(err),
+        };
+        cursor.offset = end;
+        cursor.file_seq = line.seq + 1;
         if line.seq >= cursor.next_seq {
             cursor.next_seq = line.seq + 1;
             batch.push(line);
@@ -183,6 +209,7 @@ impl Follower {
             match self.wait().await {
                 Some(appended) if appended.line.seq == self.cursor.next_seq => {
                     self.cursor.offset = appended.end;
+                    self.cursor.file_seq = appended.line.seq + 1;
                     self.cursor.next_seq += 1;
                     self.cursor.seen_len = Some(appended.end);
                     self.pending.push_back(appended.line);

@@ -8,7 +8,7 @@ use agent_application::ports::{EventQuery, JournalError};
 use agent_domain::event::JournalLine;
 use agent_domain::run::{InvocationId, RunId};
 
-use super::scan::{RawLine, Scan, io_error, is_blank};
+use super::scan::{RawLine, Scan, SeqOrder, io_error, is_blank};
 
 /// The error code of a page size outside `1..=500`.
 pub const LIMIT_INVALID: &str = "agent.read_events_limit_invalid";
@@ -47,7 +47,9 @@ pub fn belongs_to(line: &JournalLine, invocation: &InvocationId) -> bool {
 /// With `before_seq`: the last `limit` matching events with a smaller seq, ascending.
 /// Otherwise the first `limit` matching events with a seq above `after_seq` (if set).
 /// `before_seq` wins when both are set. A missing file is an empty journal. Only the
-/// blocks around the page are read (plus the last block, to find the committed end).
+/// blocks around the page are read (plus the last block, to find the committed end), and
+/// every line read must carry the seq that follows its neighbour's: a forward page starts
+/// at the line of `after_seq` itself, so a repeat of it is seen too.
 pub fn read_page(
     path: &Path,
     run: &RunId,
@@ -68,11 +70,14 @@ pub fn read_page(
             .as_ref()
             .is_none_or(|invocation| belongs_to(line, invocation))
     };
+    let last_seq = tail.last.map_or(0, |last| last.seq);
     if let Some(before) = query.before_seq {
         let mut lines = scan.backward(scan.offset_of(&tail, before)?);
+        let mut order = SeqOrder::backward(before.min(last_seq.saturating_add(1)).checked_sub(1));
         let mut page = collect(
             &scan,
             limit,
+            &mut order,
             || lines.next_line(),
             |line| line.seq < before && wanted(line),
         )?;
@@ -80,36 +85,44 @@ pub fn read_page(
         Ok(page)
     } else {
         let after = query.after_seq.unwrap_or(0);
-        let start = match query.after_seq {
-            Some(after) => scan.offset_of(&tail, after.saturating_add(1))?,
-            None => 0,
+        let (start, first) = if after == 0 {
+            (0, 1)
+        } else {
+            (scan.offset_of(&tail, after)?, after)
         };
         let mut lines = scan.forward(start, tail.end)?;
+        let mut order = SeqOrder::forward(Some(first));
         collect(
             &scan,
             limit,
+            &mut order,
             || lines.next_line(),
             |line| line.seq > after && wanted(line),
         )
     }
 }
 
-/// Parses lines from `next` until `limit` of them pass `keep`.
+/// Parses lines from `next`, checking their order, until `limit` of them pass `keep`.
+/// Running out of lines means the start of the file for a backward reader, or the committed
+/// end for a forward one.
 fn collect(
     scan: &Scan<'_>,
     limit: usize,
+    order: &mut SeqOrder,
     mut next: impl FnMut() -> io::Result<Option<RawLine>>,
     keep: impl Fn(&JournalLine) -> bool,
 ) -> Result<Vec<JournalLine>, JournalError> {
     let mut page = Vec::new();
     while page.len() < limit {
         let Some((start, bytes)) = next().map_err(io_error)? else {
+            order.finish(scan)?;
             break;
         };
         if is_blank(&bytes) {
             continue;
         }
         let line = scan.parse(start, &bytes)?;
+        order.check(scan, start, line.seq)?;
         if keep(&line) {
             page.push(line);
         }

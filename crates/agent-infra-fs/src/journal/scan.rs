@@ -7,7 +7,9 @@
 //! by another process is read exactly like one written by this one.
 //!
 //! The *committed end* excludes a torn last line (see [`Scan::tail`]); every line before it
-//! must parse, and one that does not is [`JournalError::Corrupt`] with its line number.
+//! must parse, and one that does not is [`JournalError::Corrupt`] with its line number. So is
+//! a seq out of order: every reader checks that the lines it meets one after another are
+//! numbered 1, 2, 3, … ([`SeqOrder`]), and finding the end checks the last two lines.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -73,7 +75,9 @@ impl<'a> Scan<'a> {
     /// The last non-blank line is torn when it lacks its `\n` or is not a `{"seq": …}`
     /// object (a crash mid-append leaves a prefix, or zeroes after a power loss); it and
     /// anything after it lie beyond the committed end. Only one line can be torn: a bad
-    /// line before it is corruption.
+    /// line before it is corruption, and so is a last line whose seq does not follow the
+    /// line before it (or is not 1 when it is the only one), which a writer would
+    /// otherwise number after.
     pub fn tail(&self, len: u64) -> Result<Tail, JournalError> {
         let mut lines = self.backward(len);
         let mut end = len;
@@ -88,6 +92,12 @@ impl<'a> Scan<'a> {
             }
             match seq_of(&bytes) {
                 Some(seq) if terminated => {
+                    let mut order = SeqOrder::backward(Some(seq));
+                    order.check(self, start, seq)?;
+                    match self.previous_event_line(&mut lines)? {
+                        Some((before, before_seq)) => order.check(self, before, before_seq)?,
+                        None => order.finish(self)?,
+                    }
                     return Ok(Tail {
                         end,
                         last: Some(LastLine { start, seq }),
@@ -101,6 +111,19 @@ impl<'a> Scan<'a> {
             }
         }
         Ok(Tail { end, last: None })
+    }
+
+    /// The next non-blank line of a backward walk, with its seq.
+    fn previous_event_line(
+        &self,
+        lines: &mut Backward<'_>,
+    ) -> Result<Option<(u64, u64)>, JournalError> {
+        while let Some((start, bytes)) = lines.next_line().map_err(io_error)? {
+            if !is_blank(&bytes) {
+                return Ok(Some((start, self.seq(start, &bytes)?)));
+            }
+        }
+        Ok(None)
     }
 
     /// The start of the first line with `seq >= target`, or the committed end.
@@ -224,6 +247,80 @@ impl<'a> Scan<'a> {
             newlines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
             let consumed = chunk.len();
             reader.consume(consumed);
+        }
+    }
+}
+
+/// Checks that the event lines a reader meets one after another are numbered without a
+/// gap, a repeat or a step back: each seq is one more than the seq of the line before it in
+/// the file, and the first line's is 1. Reading backwards, each is one less than the line
+/// after it. A line out of order is [`JournalError::Corrupt`], naming the later of the two
+/// lines in the file, whichever way it was read.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SeqOrder {
+    backward: bool,
+    /// The seq the next line met must have; `None` while any seq will do.
+    expected: Option<u64>,
+    /// The start and seq of the last line met.
+    last: Option<(u64, u64)>,
+}
+
+impl SeqOrder {
+    /// Reading forwards; the first line met must have seq `first` (if given).
+    pub fn forward(first: Option<u64>) -> Self {
+        Self {
+            backward: false,
+            expected: first,
+            last: None,
+        }
+    }
+
+    /// Reading backwards; the first line met must have seq `first` (if given).
+    pub fn backward(first: Option<u64>) -> Self {
+        Self {
+            backward: true,
+            expected: first,
+            last: None,
+        }
+    }
+
+    /// Checks the line starting at `start`, with `seq`, met next.
+    pub fn check(&mut self, scan: &Scan<'_>, start: u64, seq: u64) -> Result<(), JournalError> {
+        if let Some(expected) = self.expected
+            && seq != expected
+        {
+            return Err(match self.last {
+                // Name the later line: the one whose seq does not follow its predecessor.
+                Some((last_start, last_seq)) if self.backward => scan.corrupt(
+                    last_start,
+                    format!("seq {last_seq} follows seq {seq}; seqs go up by one"),
+                ),
+                Some((_, last_seq)) => scan.corrupt(
+                    start,
+                    format!("seq {seq} follows seq {last_seq}; seqs go up by one"),
+                ),
+                None => scan.corrupt(start, format!("seq {seq} where seq {expected} belongs")),
+            });
+        }
+        self.expected = if self.backward {
+            seq.checked_sub(1)
+        } else {
+            seq.checked_add(1)
+        };
+        self.last = Some((start, seq));
+        Ok(())
+    }
+
+    /// The reader ran out of lines. A backward reader is at the start of the file, so the
+    /// last line it met must be seq 1; a forward one is at the committed end, whose order
+    /// [`Scan::tail`] checked.
+    pub fn finish(&self, scan: &Scan<'_>) -> Result<(), JournalError> {
+        match self.last {
+            Some((start, seq)) if self.backward && seq != 1 => Err(scan.corrupt(
+                start,
+                format!("the journal starts at seq {seq}; it must start at 1"),
+            )),
+            _ => Ok(()),
         }
     }
 }
@@ -352,6 +449,32 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_last_seq_must_follow_the_one_before_it() {
+        let torn = "{\"seq\":4,\"pa";
+        let cases = [
+            (format!("{}{}{}", event(1, 0), event(2, 0), event(2, 0)), 3),
+            (format!("{}{}", event(1, 0), event(3, 0)), 2),
+            (format!("{}{}", event(2, 0), event(1, 0)), 2),
+            (event(2, 0), 1),
+            (format!("{}\n\n{}{torn}", event(1, 0), event(3, 0)), 4),
+        ];
+        for (text, line) in cases {
+            let file = file_with(text.as_bytes());
+            let err = Scan::new(&file, "run_1")
+                .tail(text.len() as u64)
+                .unwrap_err();
+            assert!(
+                matches!(err, JournalError::Corrupt { line: l, .. } if l == line),
+                "{text:?}: {err:?}"
+            );
+        }
+        let whole = format!("{}\n{}{torn}", event(1, 0), event(2, 0));
+        let file = file_with(whole.as_bytes());
+        let tail = Scan::new(&file, "run_1").tail(whole.len() as u64).unwrap();
+        assert_eq!(tail.last.map(|l| l.seq), Some(2));
     }
 
     #[test]

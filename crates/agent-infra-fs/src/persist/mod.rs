@@ -9,10 +9,12 @@
 //! ```
 //!
 //! A run's base state is byte-copied into its `persist/` ([`project`]); a finished run's
-//! `persist/` becomes a new state, written under a temp name and renamed into place, and the
-//! chat's browsable copy is swapped to it ([`promote`]). States are full copies, so branches
-//! from one base never interfere and deletions are simply files a state no longer has.
+//! `persist/` becomes a new state, written under a temp name and renamed into place ([`promote`]),
+//! and the chat's browsable copy is swapped to it under a cross-process lock ([`browsable`]).
+//! States are full copies, so branches from one base never interfere and deletions are simply
+//! files a state no longer has.
 
+mod browsable;
 mod manifest;
 mod project;
 mod promote;
@@ -21,7 +23,6 @@ pub(crate) mod tree;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use agent_application::ports::{
     CheckpointFile, PersistError, PersistSnapshot, PersistentStateStore, PromotedState,
@@ -38,16 +39,11 @@ use tree::{FileDigest, TreeError};
 #[derive(Debug, Clone)]
 pub struct FsPersistentStateStore {
     data: DataDir,
-    /// Serialises swaps of the chat's browsable copy between promotions of this process.
-    chat_copy_lock: Arc<Mutex<()>>,
 }
 
 impl FsPersistentStateStore {
     pub fn new(data: DataDir) -> Self {
-        Self {
-            data,
-            chat_copy_lock: Arc::new(Mutex::new(())),
-        }
+        Self { data }
     }
 }
 
@@ -64,9 +60,8 @@ impl PersistentStateStore for FsPersistentStateStore {
         created_at: &str,
     ) -> Result<PromotedState, PersistError> {
         let (data, run, created_at) = (self.data.clone(), run.clone(), created_at.to_owned());
-        let lock = Arc::clone(&self.chat_copy_lock);
         blocking(
-            move || promote::promote(&data, &run, &created_at, &lock),
+            move || promote::promote(&data, &run, &created_at),
             PersistError::Io,
         )
         .await

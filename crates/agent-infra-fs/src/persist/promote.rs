@@ -4,13 +4,13 @@
 use std::fs;
 use std::io;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
 
 use agent_application::ports::{PersistError, PersistSnapshot, PromotedState};
-use agent_domain::run::{AgentRun, StateId, WorkspaceId};
+use agent_domain::run::{AgentRun, StateId};
 
+use super::browsable::{self, Shown};
 use super::manifest::{MANIFEST_VERSION, StateManifest, diff};
-use super::tree::{copy_tree, parked_path_for, swap_dir};
+use super::tree::copy_tree;
 use super::{
     as_persist_files, io_error, run_persist_root, snapshot_file, state_files_dir,
     state_manifest_file, tree_error,
@@ -19,14 +19,13 @@ use crate::atomic::{pretty_json, sync_dir, temp_path_for, write_atomic};
 use crate::layout::DataDir;
 
 /// Writes the run's `persist/` as state `<run id>`: files and manifest go into
-/// `persistent-states/.<state>.tmp-<uuid>`, which is renamed into place only when complete.
-/// A state is written even when nothing changed. Then the chat's `persist/` is swapped to
-/// the new state.
+/// `persistent-states/.tmp-<writer>-<uuid>`, which is renamed into place only when complete. A state
+/// is written even when nothing changed. Then the chat's browsable copy is refreshed; if
+/// that fails, the state stands and the failure is handed back in the result.
 pub(crate) fn promote(
     data: &DataDir,
     run: &AgentRun,
     created_at: &str,
-    chat_copy_lock: &Mutex<()>,
 ) -> Result<PromotedState, PersistError> {
     let state_id = StateId::of_run(&run.id);
     let state_dir = data.persistent_state(&run.workspace_id, &state_id);
@@ -44,11 +43,18 @@ pub(crate) fn promote(
         let _ = fs::remove_dir_all(&staged);
     })?;
     sync_dir(&states);
-    refresh_chat_copy(data, &run.workspace_id, &state_dir, chat_copy_lock)?;
+    let shown = Shown {
+        state_id: state_id.clone(),
+        created_at: manifest.created_at,
+    };
+    let browsable_copy_error = browsable::refresh(data, &run.workspace_id, shown)
+        .err()
+        .map(|err| err.to_string());
     Ok(PromotedState {
         state_id,
         base_state_id: manifest.base_state_id,
         changes: manifest.changes,
+        browsable_copy_error,
     })
 }
 
@@ -122,27 +128,5 @@ fn rename_into_place(staged: &Path, state_dir: &Path, state: &StateId) -> Result
         } else {
             io_error(state_dir, err)
         }
-    })
-}
-
-/// Replaces `chats/<ws>/persist/` with a copy of the state's files: the copy is built in
-/// `chats/<ws>/.persist.tmp-<uuid>`, then swapped in (see [`swap_dir`]).
-fn refresh_chat_copy(
-    data: &DataDir,
-    workspace: &WorkspaceId,
-    state_dir: &Path,
-    lock: &Mutex<()>,
-) -> Result<(), PersistError> {
-    let _swapping = lock.lock().unwrap_or_else(PoisonError::into_inner);
-    let target = data.chat_persist(workspace);
-    let staged = temp_path_for(&target);
-    let result = copy_tree(&state_files_dir(state_dir), &staged)
-        .map_err(|err| tree_error("chat persist copy", err))
-        .and_then(|_| {
-            swap_dir(&staged, &target, &parked_path_for(&target))
-                .map_err(|err| io_error(&target, err))
-        });
-    result.inspect_err(|_| {
-        let _ = fs::remove_dir_all(&staged);
     })
 }

@@ -151,14 +151,15 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<Vec<FileDigest>, TreeE
     Ok(copied)
 }
 
-/// A hidden name beside `target` for parking the folder it replaces:
-/// `.<name>.old-<uuid>`.
-pub(crate) fn parked_path_for(target: &Path) -> PathBuf {
+/// A fresh hidden name beside `target` for a folder in `kind` of a swap (a copy being built,
+/// or the folder it replaces): `.<name>.<kind>-<writer>-<uuid>` (`stale.rs`).
+pub(crate) fn sibling_path(target: &Path, kind: &str) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    target.with_file_name(format!(".{name}.old-{}", uuid::Uuid::new_v4().simple()))
+    let tag = crate::stale::temp_tag(target);
+    target.with_file_name(format!(".{name}.{kind}-{tag}"))
 }
 
 /// Puts the fully written folder `staged` in place of `target`: the old folder (if any) is
@@ -249,7 +250,7 @@ mod tests {
         fs::write(target.join("old.md"), "old").unwrap();
         fs::create_dir_all(&staged).unwrap();
         fs::write(staged.join("new.md"), "new").unwrap();
-        swap_dir(&staged, &target, &parked_path_for(&target)).unwrap();
+        swap_dir(&staged, &target, &sibling_path(&target, "old")).unwrap();
         assert!(target.join("new.md").exists());
         assert!(!target.join("old.md").exists());
         let left: Vec<_> = fs::read_dir(dir.path())

@@ -56,8 +56,11 @@ impl FsRunStore {
 impl RunStore for FsRunStore {
     async fn create_run(&self, run: &AgentRun) -> Result<(), StoreError> {
         let (record, syncer) = (run.clone(), self.locator.syncer().clone());
-        self.with_data(move |data| records::create_run(data, &record, &syncer))
-            .await?;
+        self.with_data(move |data| {
+            crate::stale::sweep_for_new_run(data, &record.workspace_id);
+            records::create_run(data, &record, &syncer)
+        })
+        .await?;
         self.locator.register(&run.id, &run.workspace_id);
         Ok(())
     }
@@ -76,8 +79,11 @@ impl RunStore for FsRunStore {
 
     async fn list_runs(&self, query: &RunListQuery) -> Result<RunPage, StoreError> {
         let query = query.clone();
-        self.with_data(move |data| listing::list_runs(data, &query))
-            .await
+        self.with_data(move |data| {
+            crate::stale::sweep_run_index(data);
+            listing::list_runs(data, &query)
+        })
+        .await
     }
 
     async fn save_invocation(&self, invocation: &AgentInvocation) -> Result<(), StoreError> {

@@ -14,6 +14,7 @@ use agent_domain::workspace::WorkspacePath;
 use super::area::Area;
 use super::locks::StripedLocks;
 use crate::atomic::write_atomic_with;
+use crate::blobs;
 use crate::confine::{ConfineError, Parents, confine};
 use crate::digest::sha256_hex;
 use crate::durability::Syncer;
@@ -28,7 +29,11 @@ pub(crate) fn initialize(run_dir: &RunDir, syncer: &Syncer) -> Result<(), Worksp
         match fs::create_dir(&dir) {
             Ok(()) => {}
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
-                if kind_at(&dir, area.dir_name())? != Some(EntryKind::Directory) {
+                // `symlink_metadata` does not follow a link, so a linked area is no folder.
+                let is_folder = fs::symlink_metadata(&dir)
+                    .map_err(|err| io_error(err, area.dir_name()))?
+                    .is_dir();
+                if !is_folder {
                     return Err(WorkspaceError::Integrity(format!(
                         "`{}` is not a folder",
                         area.dir_name()
@@ -47,8 +52,8 @@ pub(crate) fn read(
     path: &WorkspacePath,
 ) -> Result<WorkspaceFile, WorkspaceError> {
     let target = resolve_readable(run_dir, path)?;
-    let bytes =
-        current_bytes(&target, path)?.ok_or_else(|| WorkspaceError::NotFound(path.clone()))?;
+    let bytes = current_bytes(run_dir, &target, path)?
+        .ok_or_else(|| WorkspaceError::NotFound(path.clone()))?;
     let sha256 = sha256_hex(&bytes);
     let len = bytes.len() as u64;
     let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::NotText(path.clone()))?;
@@ -71,7 +76,7 @@ pub(crate) fn write(
 ) -> Result<WriteReceipt, WorkspaceError> {
     let target = resolve_writable(run_dir, path)?;
     let _held = locks.lock(&target);
-    let previous = current_bytes(&target, path)?.map(|bytes| sha256_hex(&bytes));
+    let previous = current_bytes(run_dir, &target, path)?.map(|bytes| sha256_hex(&bytes));
     check_guard(guard, previous.as_deref(), path)?;
     replace(&target, path, text.as_bytes(), previous, syncer)
 }
@@ -87,7 +92,7 @@ pub(crate) fn append(
 ) -> Result<WriteReceipt, WorkspaceError> {
     let target = resolve_writable(run_dir, path)?;
     let _held = locks.lock(&target);
-    let current = current_bytes(&target, path)?;
+    let current = current_bytes(run_dir, &target, path)?;
     let previous = current.as_deref().map(sha256_hex);
     let mut whole = current.unwrap_or_default();
     whole.extend_from_slice(text.as_bytes());
@@ -100,7 +105,7 @@ pub(crate) fn kind_of(
     path: &WorkspacePath,
 ) -> Result<Option<EntryKind>, WorkspaceError> {
     match resolve_readable(run_dir, path) {
-        Ok(target) => kind_at(&target, path.as_str()),
+        Ok(target) => kind_at(&target, path),
         Err(WorkspaceError::NotFound(_)) => Ok(None),
         Err(err) => Err(err),
     }
@@ -145,36 +150,72 @@ fn confined(
 }
 
 /// The bytes of the file at `target`, `None` when there is none; a folder is
-/// `IsDirectory`.
+/// `IsDirectory`. A file with a second name must be the run's blob of these very bytes
+/// (`blobs.rs`, [`kind_at`]); anything else is an integrity fault.
 pub(super) fn current_bytes(
+    run_dir: &RunDir,
     target: &Path,
     path: &WorkspacePath,
 ) -> Result<Option<Vec<u8>>, WorkspaceError> {
-    match kind_at(target, path.as_str())? {
+    match kind_at(target, path)? {
         None => Ok(None),
         Some(EntryKind::Directory) => Err(WorkspaceError::IsDirectory(path.clone())),
-        Some(EntryKind::File) => match fs::read(target) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(io_error(err, path)),
-        },
+        Some(EntryKind::File) => {
+            let read = blobs::read_with_metadata(target);
+            match read {
+                Ok((meta, bytes))
+                    if blobs::names_of(&meta) > 1 && !own_blob(run_dir, path, &meta, &bytes) =>
+                {
+                    Err(hard_link_fault(path, blobs::names_of(&meta)))
+                }
+                Ok((_, bytes)) => Ok(Some(bytes)),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(err) => Err(io_error(err, path)),
+            }
+        }
     }
 }
 
-/// What is at `target` without following links. A link, or anything that is neither a
-/// regular file nor a folder, is an integrity fault.
-pub(super) fn kind_at(target: &Path, shown: &str) -> Result<Option<EntryKind>, WorkspaceError> {
+/// Whether a file of the five roots with a second name shares it with its own blob.
+fn own_blob(run_dir: &RunDir, path: &WorkspacePath, meta: &fs::Metadata, bytes: &[u8]) -> bool {
+    !matches!(Area::of(path), Some(Area::Root(_))) || blobs::is_own_blob(run_dir, meta, bytes)
+}
+
+fn hard_link_fault(path: &WorkspacePath, names: u64) -> WorkspaceError {
+    WorkspaceError::Integrity(format!(
+        "`{path}` is a hard link ({names} names for one file); links are not followed inside \
+         a workspace"
+    ))
+}
+
+/// What is at `target` (the file of `path`) without following links. A link and anything
+/// that is neither a regular file nor a folder are integrity faults, and so is a file in one
+/// of the five roots with another name (a hard link), unless it is large enough to be the
+/// run's blob of its bytes: whether it is, [`current_bytes`] checks when it reads them.
+/// `tool-results/` is the runtime's own storage, whose files may share their content with
+/// other runtime files.
+pub(super) fn kind_at(
+    target: &Path,
+    path: &WorkspacePath,
+) -> Result<Option<EntryKind>, WorkspaceError> {
     match fs::symlink_metadata(target) {
         Ok(meta) if meta.file_type().is_symlink() => Err(WorkspaceError::Integrity(format!(
-            "`{shown}` is a symbolic link; links are not followed inside a workspace"
+            "`{path}` is a symbolic link; links are not followed inside a workspace"
         ))),
         Ok(meta) if meta.is_dir() => Ok(Some(EntryKind::Directory)),
+        Ok(meta) if meta.is_file() && matches!(Area::of(path), Some(Area::Root(_))) => {
+            match blobs::names_of(&meta) {
+                1 => Ok(Some(EntryKind::File)),
+                _ if meta.len() >= blobs::SHARED_MIN_BYTES => Ok(Some(EntryKind::File)),
+                names => Err(hard_link_fault(path, names)),
+            }
+        }
         Ok(meta) if meta.is_file() => Ok(Some(EntryKind::File)),
         Ok(_) => Err(WorkspaceError::Integrity(format!(
-            "`{shown}` is neither a regular file nor a folder"
+            "`{path}` is neither a regular file nor a folder"
         ))),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(io_error(err, shown)),
+        Err(err) => Err(io_error(err, path)),
     }
 }
 

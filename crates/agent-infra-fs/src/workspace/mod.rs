@@ -3,8 +3,9 @@
 //!
 //! Reachable through the port: the five roots (read and write) and `tool-results/` (read
 //! only). Hidden runtime storage (`input/`, `events.jsonl`, `checkpoints/`, …) reads as
-//! absent and refuses writes as read-only. Every path is confined to the run directory and
-//! a symbolic link anywhere on it is an integrity fault. See `docs/storage/workspace.md`.
+//! absent and refuses writes as read-only. Every path is confined to the run directory, and
+//! a symbolic link anywhere on it, or a file of a root with a second name (a hard link), is
+//! an integrity fault. See `docs/storage/workspace.md`.
 
 mod area;
 mod files;

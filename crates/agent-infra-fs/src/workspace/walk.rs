@@ -64,7 +64,7 @@ pub(crate) fn search_corpus(
         .into_iter()
         .take(max_files)
         .map(|(path, abs)| {
-            let bytes = current_bytes(&abs, &path)?
+            let bytes = current_bytes(run_dir, &abs, &path)?
                 .ok_or_else(|| WorkspaceError::NotFound(path.clone()))?;
             Ok(SearchFile {
                 sha256: sha256_hex(&bytes),
@@ -87,7 +87,7 @@ fn collect(
         None => walk(run_dir.path(), None, levels, &mut out)?,
         Some(path) => {
             let abs = resolve_readable(run_dir, path)?;
-            match kind_at(&abs, path.as_str())? {
+            match kind_at(&abs, path)? {
                 None => return Err(WorkspaceError::NotFound(path.clone())),
                 Some(EntryKind::Directory) => walk(&abs, Some(path), levels, &mut out)?,
                 Some(EntryKind::File) => out.push(Found {
@@ -133,7 +133,7 @@ fn children(dir: &Path, rel: Option<&WorkspacePath>) -> Result<Vec<Found>, Works
         let path = child_path(rel, &name)?;
         let abs = dir.join(&name);
         // `None`: the entry vanished while we looked, or the area was never created.
-        if let Some(kind) = kind_at(&abs, path.as_str())? {
+        if let Some(kind) = kind_at(&abs, &path)? {
             found.push(Found {
                 abs,
                 entry: ListedEntry { path, kind },

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use agent_domain::text::TextMetrics;
-use agent_domain::text::search::{Query, Token, chat_snippet, score};
+use agent_domain::text::search::{Query, Scored, Scorer, chat_snippet};
 
 use crate::ports::{ChatMessage, ChatRole};
 
@@ -52,7 +52,7 @@ struct Candidate {
 
 /// Keeps the best hits while messages are offered page by page, in any order.
 pub(super) struct HitRanker {
-    tokens: Vec<Token>,
+    scorer: Scorer,
     filter: ChatSearchFilter,
     limit: usize,
     best: Vec<Candidate>,
@@ -62,7 +62,7 @@ pub(super) struct HitRanker {
 impl HitRanker {
     pub fn new(query: &Query, filter: ChatSearchFilter, limit: usize) -> Self {
         Self {
-            tokens: query.chat_tokens(),
+            scorer: Scorer::new(query.chat_tokens()),
             filter,
             limit,
             best: Vec::with_capacity(limit.saturating_add(1)),
@@ -83,10 +83,17 @@ impl HitRanker {
         if self.filter.role.is_some_and(|role| role != message.role) {
             return;
         }
-        let score = score(&self.tokens, &message.text);
-        if score <= 0.0 {
-            return;
-        }
+        let scored = self
+            .scorer
+            .score_where(&message.text, |best| self.could_keep(best, message.index));
+        let score = match scored {
+            Scored::Absent => return,
+            Scored::Unwanted => {
+                self.matched += 1;
+                return;
+            }
+            Scored::Score(score) => score,
+        };
         self.matched += 1;
         let at = self
             .best
@@ -104,6 +111,17 @@ impl HitRanker {
         self.best.truncate(self.limit);
     }
 
+    /// Whether a message at `index` scoring `score` would be kept: always while fewer than
+    /// `limit` are, then only if it ranks before the worst kept hit.
+    fn could_keep(&self, score: f64, index: usize) -> bool {
+        match self.best.last() {
+            Some(worst) if self.best.len() >= self.limit => {
+                rank(score, index, worst.score, worst.index).is_lt()
+            }
+            _ => self.limit > 0,
+        }
+    }
+
     /// How many offered messages matched, kept or not.
     pub fn matched(&self) -> usize {
         self.matched
@@ -111,14 +129,14 @@ impl HitRanker {
 
     /// The best hits, best first.
     pub fn finish(self) -> Vec<ChatHit> {
-        let tokens = self.tokens;
+        let tokens = self.scorer.tokens();
         self.best
             .into_iter()
             .map(|kept| ChatHit {
                 index: kept.index,
                 role: kept.role,
                 score: kept.score,
-                snippet: chat_snippet(&kept.text, &tokens),
+                snippet: chat_snippet(&kept.text, tokens),
                 metrics: TextMetrics::of(&kept.text),
             })
             .collect()
@@ -194,6 +212,53 @@ mod tests {
         assert_eq!(backwards.matched(), 40);
         let forwards = search_messages(&messages, &query, &ChatSearchFilter::default(), 5);
         assert_eq!(backwards.finish(), forwards);
+    }
+
+    /// Giving up on messages that cannot enter the kept hits changes nothing: the hits and
+    /// the match count equal those of scoring every message in full.
+    #[test]
+    fn early_give_ups_rank_as_scoring_everything() {
+        let words = [
+            "lantern", "blue", "moon", "Lanterns", "bridge", "北京", "river", "moo",
+        ];
+        let messages: Vec<ChatMessage> = (0..300)
+            .map(|i: usize| {
+                let text: Vec<&str> = (0..1 + i % 4)
+                    .map(|k| words[(i * 7 + k * 3) % words.len()])
+                    .collect();
+                message(i, ChatRole::User, &text.join(" "))
+            })
+            .collect();
+        for query in [
+            "lantern",
+            "blue moon",
+            "lanterns river",
+            "北京 moon",
+            "bridge",
+        ] {
+            let parsed = Query::parse(query).unwrap();
+            let scorer = Scorer::new(parsed.chat_tokens());
+            let mut everything: Vec<(usize, f64)> = messages
+                .iter()
+                .map(|m| (m.index, scorer.score(&m.text)))
+                .filter(|(_, score)| *score > 0.0)
+                .collect();
+            let matched = everything.len();
+            everything.sort_by(|a, b| rank(a.1, a.0, b.1, b.0));
+            for limit in [0, 1, 5, 20, 400] {
+                let mut ranker = HitRanker::new(&parsed, ChatSearchFilter::default(), limit);
+                for page in messages.chunks(64) {
+                    ranker.offer_all(page);
+                }
+                assert_eq!(ranker.matched(), matched, "{query} / {limit}");
+                let hits: Vec<(usize, f64)> = ranker
+                    .finish()
+                    .iter()
+                    .map(|hit| (hit.index, hit.score))
+                    .collect();
+                assert_eq!(hits, everything[..limit.min(matched)], "{query} / {limit}");
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Ranked line search inside one text (`workspace_search_files`, `skill_search`).
 
 use super::query::Token;
-use super::score::score;
+use super::score::Scorer;
 use crate::text::lines::split_lines;
 
 /// One hit of [`search_lines`]: a window of lines around a matching line.
@@ -13,7 +13,7 @@ pub struct LineHit {
     pub end_line: u64,
     /// The matching line the window surrounds.
     pub line: u64,
-    /// The matching line's [`score`].
+    /// The matching line's score ([`Scorer`]).
     pub score: f64,
 }
 
@@ -34,6 +34,7 @@ pub fn search_lines(
     if max_hits == 0 || tokens.is_empty() {
         return Vec::new();
     }
+    let scorer = Scorer::new(tokens.to_vec());
     let lines = split_lines(text);
     let total = lines.len() as u64;
     let context = context_lines as u64;
@@ -41,7 +42,7 @@ pub fn search_lines(
         .iter()
         .enumerate()
         .filter_map(|(index, line)| {
-            let line_score = score(tokens, line);
+            let line_score = scorer.score(line);
             (line_score > 0.0).then_some((line_score, index as u64 + 1))
         })
         .collect();

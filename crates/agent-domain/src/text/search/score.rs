@@ -2,6 +2,10 @@
 
 use std::borrow::Cow;
 
+use std::cell::RefCell;
+
+use memchr::memmem::Finder;
+
 use super::query::Token;
 
 /// Characters a snippet shows of a longer text.
@@ -9,60 +13,227 @@ pub const SNIPPET_CHARS: usize = 200;
 /// Characters of context a snippet keeps before the first match.
 pub const SNIPPET_LEAD_CHARS: usize = 40;
 
-/// How much of the query `haystack` contains, from 0.0 to 1.0: the summed weights of the
-/// tokens found as substrings over the summed weights of all tokens.
+/// Scores texts against one query's tokens: how much of the query a text contains, from
+/// 0.0 to 1.0 — the summed weights of the tokens found as substrings over the summed
+/// weights of all tokens.
 ///
-/// The haystack is lowercased when some token contains an ASCII letter (tokens are already
-/// lowercase) or the query is literal. A blank haystack or no tokens score 0.
-pub fn score(tokens: &[Token], haystack: &str) -> f64 {
-    if tokens.is_empty() || haystack.trim().is_empty() {
-        return 0.0;
+/// The text is compared lowercased when some token contains an ASCII letter (tokens are
+/// already lowercase) or the query is literal. A blank text or no tokens score 0.
+///
+/// Built once per search, so every token's substring searcher (`memchr::memmem`, SIMD) is
+/// prepared once instead of per text. Each token stops at its first occurrence, which for
+/// the short tokens of a chat query (words and their bigrams) is usually near the start;
+/// only absent tokens read a text to its end. One multi-pattern Aho-Corasick pass was
+/// measured 3-4× slower on the chat bench: it must report every overlapping bigram match.
+#[derive(Debug, Clone)]
+pub struct Scorer {
+    tokens: Vec<Token>,
+    finders: Vec<Finder<'static>>,
+    weights: Vec<usize>,
+    total: usize,
+    folds_case: bool,
+    /// Every token is ASCII (see [`fold_case`]).
+    ascii_tokens: bool,
+    /// Bit `n` set when some token holds the `n`th ASCII letter.
+    token_letters: u32,
+    scratch: RefCell<Scratch>,
+}
+
+/// What a [`Scorer`] reuses from one text to the next.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    /// The lowercased text: a search scores every message of a chat, and allocating a
+    /// lowercase copy of each dominated its time.
+    folded: String,
+    order: TokenOrder,
+}
+
+/// Texts scored between two [`TokenOrder::reorder`]s.
+const REORDER_EVERY: u64 = 64;
+
+/// The order tokens are looked for in, learnt from the texts scored so far.
+///
+/// The score is the same in any order, but [`Scorer::score_where`] gives up sooner when
+/// it first finds some token (the text matches) and then misses heavy ones (it cannot
+/// score high enough): so the token found most often goes first, then the others by the
+/// weight they were missing with.
+#[derive(Debug, Clone, Default)]
+struct TokenOrder {
+    tokens: Vec<usize>,
+    hits: Vec<u64>,
+    misses: Vec<u64>,
+    texts: u64,
+}
+
+impl TokenOrder {
+    fn new(count: usize) -> Self {
+        Self {
+            tokens: (0..count).collect(),
+            hits: vec![0; count],
+            misses: vec![0; count],
+            texts: 0,
+        }
     }
-    let total: usize = tokens.iter().map(Token::weight).sum();
-    let found: usize = with_comparable(tokens, haystack, |hay| {
-        tokens
+
+    fn reorder(&mut self, weights: &[usize]) {
+        let hits = &self.hits;
+        let misses = &self.misses;
+        self.tokens
+            .sort_by_key(|&token| std::cmp::Reverse(misses[token] * weights[token] as u64));
+        if let Some(first) = (0..self.tokens.len()).max_by_key(|&at| hits[self.tokens[at]]) {
+            let token = self.tokens.remove(first);
+            self.tokens.insert(0, token);
+        }
+    }
+}
+
+impl Scorer {
+    pub fn new(tokens: Vec<Token>) -> Self {
+        let weights: Vec<usize> = tokens.iter().map(Token::weight).collect();
+        let token_letters = tokens
             .iter()
-            .filter(|token| hay.contains(token.as_str()))
-            .map(Token::weight)
-            .sum()
-    });
-    found as f64 / total as f64
+            .flat_map(|token| token.as_str().bytes())
+            .filter(u8::is_ascii_lowercase)
+            .fold(0, |letters, b| letters | 1 << (b - b'a'));
+        Self {
+            finders: tokens
+                .iter()
+                .map(|token| Finder::new(token.as_str()).into_owned())
+                .collect(),
+            total: weights.iter().sum(),
+            folds_case: tokens.iter().any(Token::needs_lowercase_haystack),
+            ascii_tokens: tokens.iter().all(|token| token.as_str().is_ascii()),
+            weights,
+            token_letters,
+            scratch: RefCell::new(Scratch {
+                folded: String::new(),
+                order: TokenOrder::new(tokens.len()),
+            }),
+            tokens,
+        }
+    }
+
+    /// Whether lowercasing `haystack` could let a token match that does not as written:
+    /// with ASCII folding, only when it holds the capital of a letter some token has.
+    fn folding_matters(&self, haystack: &str) -> bool {
+        if !self.folds_case {
+            return false;
+        }
+        if !ascii_folding_suffices(haystack, self.ascii_tokens) {
+            return true;
+        }
+        self.token_letters != 0
+            && haystack
+                .bytes()
+                .any(|b| b.is_ascii_uppercase() && self.token_letters & (1 << (b - b'A')) != 0)
+    }
+
+    pub fn tokens(&self) -> &[Token] {
+        &self.tokens
+    }
+
+    pub fn score(&self, haystack: &str) -> f64 {
+        match self.score_where(haystack, |_| true) {
+            Scored::Score(score) => score,
+            Scored::Absent | Scored::Unwanted => 0.0,
+        }
+    }
+
+    /// Scores `haystack`, giving up as soon as some token was found and `wanted` refuses
+    /// the best score still reachable: a ranker that already holds its best hits skips
+    /// most of the remaining texts after a token or two.
+    pub fn score_where(&self, haystack: &str, wanted: impl Fn(f64) -> bool) -> Scored {
+        if self.total == 0 || haystack.trim().is_empty() {
+            return Scored::Absent;
+        }
+        let total = self.total as f64;
+        let mut scratch = self.scratch.borrow_mut();
+        let Scratch { folded, order } = &mut *scratch;
+        order.texts += 1;
+        if order.texts % REORDER_EVERY == 0 {
+            order.reorder(&self.weights);
+        }
+        let mut fold = Fold::Unknown;
+        let (mut found, mut missing) = (0, 0);
+        for &token in &order.tokens {
+            let finder = &self.finders[token];
+            let occurs = match fold {
+                Fold::Unknown | Fold::Needless => {
+                    // Tokens are lowercase, so an occurrence in the text as written is one
+                    // in the lowercased text too: the text is folded only once a token is
+                    // missing from it as written and folding could change that.
+                    finder.find(haystack.as_bytes()).is_some()
+                        || (fold == Fold::Unknown && {
+                            fold = if self.folding_matters(haystack) {
+                                fold_case(haystack, self.ascii_tokens, folded);
+                                Fold::Done
+                            } else {
+                                Fold::Needless
+                            };
+                            fold == Fold::Done && finder.find(folded.as_bytes()).is_some()
+                        })
+                }
+                Fold::Done => finder.find(folded.as_bytes()).is_some(),
+            };
+            if occurs {
+                found += self.weights[token];
+                order.hits[token] += 1;
+            } else {
+                missing += self.weights[token];
+                order.misses[token] += 1;
+            }
+            if found > 0 && !wanted((self.total - missing) as f64 / total) {
+                return Scored::Unwanted;
+            }
+        }
+        if found == 0 {
+            Scored::Absent
+        } else {
+            Scored::Score(found as f64 / total)
+        }
+    }
 }
 
-thread_local! {
-    /// A reused buffer for lowercased ASCII haystacks: searches score every message of a
-    /// chat, and allocating a lowercase copy of each dominated their time.
-    static LOWERCASE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+/// Whether [`Scorer::score_where`] has lowercased the text it scores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    Unknown,
+    /// Lowercasing would not change what the tokens find.
+    Needless,
+    Done,
 }
 
-/// Runs `f` on the haystack as tokens are compared against it, without allocating in the
-/// common cases.
+/// What [`Scorer::score_where`] learnt of a text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scored {
+    /// No token occurs: the score is 0.
+    Absent,
+    /// Some token occurs, but the score cannot be one the caller wants.
+    Unwanted,
+    /// The exact score, above 0.
+    Score(f64),
+}
+
+/// Writes `haystack` lowercased into `out`, as tokens are compared against it.
+fn fold_case(haystack: &str, ascii_tokens: bool, out: &mut String) {
+    out.clear();
+    if ascii_folding_suffices(haystack, ascii_tokens) {
+        out.push_str(haystack);
+        out.make_ascii_lowercase();
+    } else {
+        out.push_str(&haystack.to_lowercase());
+    }
+}
+
+/// Whether ASCII-lowercasing `haystack` compares like lowercasing it in full.
 ///
-/// ASCII-lowercasing is enough when the haystack is ASCII, and also when every token is:
+/// It is enough when the haystack is ASCII, and also when every token is:
 /// a non-ASCII character can then only matter if its lowercase form contains ASCII, and
 /// only two do (the Kelvin sign `K` and the dotted capital `İ`); a haystack holding either
-/// takes the full Unicode path. Chats mix scripts, so this keeps Latin queries over CJK or
-/// accented text from lowercasing (and allocating) every message in full.
-fn with_comparable<R>(tokens: &[Token], haystack: &str, f: impl FnOnce(&str) -> R) -> R {
-    if !tokens.iter().any(Token::needs_lowercase_haystack) {
-        return f(haystack);
-    }
-    let ascii_folding_suffices = haystack.is_ascii()
-        || (tokens.iter().all(|token| token.as_str().is_ascii())
-            && !has_ascii_lowercase_outside_ascii(haystack));
-    if !ascii_folding_suffices {
-        return f(&haystack.to_lowercase());
-    }
-    LOWERCASE.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buffer) => {
-            buffer.clear();
-            buffer.push_str(haystack);
-            buffer.make_ascii_lowercase();
-            f(&buffer)
-        }
-        // Only reachable if `f` itself scored something; fall back to a fresh copy.
-        Err(_) => f(&haystack.to_ascii_lowercase()),
-    })
+/// is lowercased in full. Chats mix scripts, so this keeps Latin queries over CJK or
+/// accented text from lowercasing every message in full.
+fn ascii_folding_suffices(haystack: &str, ascii_tokens: bool) -> bool {
+    haystack.is_ascii() || (ascii_tokens && !has_ascii_lowercase_outside_ascii(haystack))
 }
 
 /// Whether `text` holds one of the two non-ASCII characters whose lowercase form contains
@@ -70,8 +241,8 @@ fn with_comparable<R>(tokens: &[Token], haystack: &str, f: impl FnOnce(&str) -> 
 /// lead bytes are looked for first, which rules most texts out with one fast byte scan.
 fn has_ascii_lowercase_outside_ascii(text: &str) -> bool {
     let bytes = text.as_bytes();
-    (bytes.contains(&0xE2) && text.contains('\u{212A}'))
-        || (bytes.contains(&0xC4) && text.contains('\u{130}'))
+    (memchr::memchr(0xE2, bytes).is_some() && text.contains('\u{212A}'))
+        || (memchr::memchr(0xC4, bytes).is_some() && text.contains('\u{130}'))
 }
 
 /// A short excerpt of a chat message for a search hit: the whole text when it has at most

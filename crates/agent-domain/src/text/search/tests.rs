@@ -19,7 +19,7 @@ fn weights(tokens: &[Token]) -> Vec<usize> {
 }
 
 fn assert_score(tokens: &[Token], haystack: &str, expected: f64) {
-    let actual = score(tokens, haystack);
+    let actual = Scorer::new(tokens.to_vec()).score(haystack);
     assert!(
         (actual - expected).abs() < 1e-12,
         "{:?} vs {haystack:?}: {actual} != {expected}",
@@ -360,4 +360,33 @@ fn latin_queries_fold_case_in_mixed_script_text() {
     // Non-ASCII letters in the query fold with full Unicode rules.
     assert_score(&chat("café"), "北京 CAFÉ", 1.0);
     assert_score(&chat("ПРИВЕТ"), "北京 привет", 1.0);
+}
+
+#[test]
+fn folding_finds_capitals_only_where_they_are() {
+    // Found as written for one token, only after folding for the other.
+    assert_score(&lines("moon BLUE"), "the moon is BLUE", 1.0);
+    assert_score(&lines("moon blue"), "the moon is BLUE", 1.0);
+    // Capitals of letters no token has leave the text as it is; the score is the same.
+    assert_score(&lines("moon blue"), "THE MOON IS RED", 0.5);
+    assert_score(&chat("zeppelin"), "XYZ QRS", 0.0);
+}
+
+#[test]
+fn score_where_gives_up_once_the_wanted_score_is_out_of_reach() {
+    let scorer = Scorer::new(lines("blue moon"));
+    assert_eq!(
+        scorer.score_where("blue moon", |_| true),
+        Scored::Score(1.0)
+    );
+    assert_eq!(scorer.score_where("red sun", |_| false), Scored::Absent);
+    // "blue" is found, "moon" is not: 0.5 at best, and only a full score is wanted.
+    assert_eq!(
+        scorer.score_where("blue sky", |best| best >= 1.0),
+        Scored::Unwanted
+    );
+    assert_eq!(
+        scorer.score_where("blue sky", |best| best >= 0.5),
+        Scored::Score(0.5)
+    );
 }

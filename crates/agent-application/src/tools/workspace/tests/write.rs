@@ -185,6 +185,33 @@ async fn modes_and_arguments_are_checked() {
 }
 
 #[tokio::test]
+async fn a_name_longer_than_255_bytes_is_refused_with_the_limit() {
+    let mut h = Harness::new().await;
+    let name = |bytes: usize| format!("output/{}.md", "n".repeat(bytes - 3));
+    h.ok(WRITE, json!({"path": name(255), "content": "x"}))
+        .await;
+    let too_long = name(256);
+    let message = h
+        .expect_code(
+            WRITE,
+            json!({"path": too_long, "content": "x"}),
+            "workspace.invalid_path",
+        )
+        .await;
+    assert!(
+        message.contains("256 bytes long; names can be at most 255 bytes"),
+        "{message}"
+    );
+    h.expect_code(
+        PATCH,
+        json!({"path": too_long, "old_string": "a", "new_string": "b"}),
+        "workspace.invalid_path",
+    )
+    .await;
+    assert_eq!(h.text(&too_long), None);
+}
+
+#[tokio::test]
 async fn only_writable_files_can_be_written() {
     let mut h = Harness::with_roots(roots(&[Output, Scratch], &[Output])).await;
     h.put("output/notes/a.md", "a");
