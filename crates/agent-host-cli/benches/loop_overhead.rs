@@ -8,12 +8,14 @@
 //!
 //! Each iteration runs the whole run in a fresh temp data dir (a SillyTavern chat and a
 //! `bench-writer` profile, the default writer with room for 201 rounds and 603 calls); only
-//! `start_run` + the run's task are timed. After criterion's measurement the bench times a
+//! `start_run` + the run's task are timed. Storage uses the default durability policy
+//! (`normal`), or the one `$TAVERN_AGENT_DURABILITY` names (`strict`). After criterion's measurement the bench times a
 //! few more runs itself and prints the medians per run, per round and per tool call, next to
 //! criterion's median read back from its `estimates.json`.
 //!
 //! ```sh
 //! cargo bench -p agent-host-cli --bench loop_overhead -- --warm-up-time 1 --measurement-time 20
+//! TAVERN_AGENT_DURABILITY=strict cargo bench -p agent-host-cli --bench loop_overhead
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -34,6 +36,7 @@ use agent_domain::profile::default_writer;
 use agent_domain::run::{GenerationType, RunId};
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
+use agent_infra_fs::durability::Durability;
 use agent_infra_fs::layout::DataDir;
 use criterion::Criterion;
 use serde_json::{Value, json};
@@ -123,13 +126,20 @@ struct World {
     runtime: AgentRuntime,
 }
 
+/// The durability policy `$TAVERN_AGENT_DURABILITY` names, else the default.
+fn durability() -> Durability {
+    std::env::var("TAVERN_AGENT_DURABILITY")
+        .map(|name| name.parse().unwrap())
+        .unwrap_or_default()
+}
+
 impl World {
     async fn new(profile: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("chats").join("Alice");
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("chat.jsonl"), chat_text()).unwrap();
-        let storage = FsStorage::open(DataDir::new(dir.path()));
+        let storage = FsStorage::open_with(DataDir::new(dir.path()), durability());
         storage.profiles.save(PROFILE_ID, profile).await.unwrap();
         let runtime = AgentRuntime::new(ports(&storage));
         Self {
@@ -251,8 +261,9 @@ fn profile_one_run(runtime: &Runtime, model: &Arc<ScriptedModel>, profile: &str)
         let mut by_time: Vec<_> = counts.into_iter().collect();
         by_time.sort_by_key(|(_, (_, ms))| std::cmp::Reverse(*ms));
         println!(
-            "check run: {elapsed:.2?}, {} events, {files} files / {:.1} MiB in the data dir, \
-             {} chat commits (auto-publish included)",
+            "check run ({} durability): {elapsed:.2?}, {} events, {files} files / {:.1} MiB in \
+             the data dir, {} chat commits (auto-publish included)",
+            durability(),
             events.len(),
             bytes as f64 / (1024.0 * 1024.0),
             by_time

@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use agent_application::scene::SceneRequest;
+use agent_domain::ErrorCode;
 use agent_domain::event::RunStatus;
 use agent_domain::run::GenerationType;
+use agent_infra_fs::durability::{Durability, UnknownDurability};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Run TauriTavern-style agents on SillyTavern chats from the terminal.
@@ -23,8 +25,20 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
+    /// When writes of runs reach the disk: `strict` (every write synced) or `normal`
+    /// (synced together at each model round, commit and run end). Default:
+    /// `$TAVERN_AGENT_DURABILITY`, else `normal`. See docs/storage/durability.md.
+    #[arg(long, global = true, value_name = "POLICY", value_parser = parse_durability)]
+    pub durability: Option<Durability>,
+
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// A durability policy by name; the error starts with its code.
+fn parse_durability(name: &str) -> Result<Durability, String> {
+    name.parse()
+        .map_err(|err: UnknownDurability| format!("{}: {err}", err.code()))
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,7 +9,9 @@ use agent_application::doctor::Doctor;
 use agent_application::ports::SkillStore;
 use agent_application::profiles::ProfileService;
 use agent_application::runtime::AgentRuntime;
+use agent_domain::ErrorCode;
 use agent_infra_fs::FsStorage;
+use agent_infra_fs::durability::{Durability, UnknownDurability};
 use agent_infra_fs::layout::DataDir;
 use agent_text::TextEngines;
 
@@ -17,6 +19,8 @@ use crate::exit::{CmdResult, Exit, Failed, codes};
 
 /// The environment variable that names the data directory when `--data-dir` is absent.
 pub const DATA_DIR_ENV: &str = "TAVERN_AGENT_DATA_DIR";
+/// The environment variable that names the durability policy when `--durability` is absent.
+pub const DURABILITY_ENV: &str = "TAVERN_AGENT_DURABILITY";
 /// The folder name under the platform's data directory.
 const APP_DIR: &str = "tavern-agent";
 
@@ -35,6 +39,23 @@ pub fn data_dir(flag: Option<PathBuf>) -> CmdResult<DataDir> {
             format!("no data directory: pass --data-dir DIR or set ${DATA_DIR_ENV}"),
         )
     })
+}
+
+/// The durability policy: `--durability`, else `$TAVERN_AGENT_DURABILITY`, else the default.
+pub fn durability(flag: Option<Durability>) -> CmdResult<Durability> {
+    if let Some(policy) = flag {
+        return Ok(policy);
+    }
+    match env::var(DURABILITY_ENV) {
+        Ok(name) if !name.trim().is_empty() => name.parse().map_err(|err: UnknownDurability| {
+            Failed::new(
+                Exit::Usage,
+                err.code(),
+                format!("${DURABILITY_ENV}: {err}"),
+            )
+        }),
+        _ => Ok(Durability::default()),
+    }
 }
 
 /// `$XDG_DATA_HOME/tavern-agent` or `~/.local/share/tavern-agent` (Linux and other Unix),
@@ -63,9 +84,10 @@ pub struct Host {
 }
 
 impl Host {
-    /// Wires the file-system adapters and the real environment to the runtime.
-    pub fn open(data: DataDir) -> Self {
-        let storage = FsStorage::open(data);
+    /// Wires the file-system adapters, writing under `durability`, and the real
+    /// environment to the runtime.
+    pub fn open(data: DataDir, durability: Durability) -> Self {
+        let storage = FsStorage::open_with(data, durability);
         let runtime = AgentRuntime::new(storage.runtime_ports())
             .with_user_data(storage.user_data_ports())
             .with_lore_engines(Arc::new(TextEngines::new()));
@@ -104,7 +126,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("worlds")).unwrap();
         std::fs::write(dir.path().join("worlds/Eldoria.json"), "{\"entries\": {}}").unwrap();
-        let host = Host::open(DataDir::new(dir.path()));
+        let host = Host::open(DataDir::new(dir.path()), Durability::default());
         let user_data = host.storage.user_data_ports();
         assert_eq!(user_data.lorebooks.list().await.unwrap(), ["Eldoria"]);
         assert_eq!(user_data.settings.load().await.unwrap(), None);

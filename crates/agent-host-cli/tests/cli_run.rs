@@ -286,3 +286,33 @@ fn the_data_dir_comes_from_the_environment() {
         .code(0);
     assert_eq!(fx.run_ids().len(), 1);
 }
+
+#[test]
+fn durability_comes_from_the_flag_or_the_environment() {
+    let fx = Fixture::new();
+    fx.run_script(&completing_script(), &["--durability", "strict"])
+        .code(0);
+    let script = fx.write_json("script.json", &completing_script());
+    fx.cmd()
+        .env("TAVERN_AGENT_DURABILITY", "normal")
+        .args(["run", "--chat", CHAT, "--script"])
+        .arg(&script)
+        .assert()
+        .code(0);
+    assert_eq!(fx.run_ids().len(), 2);
+
+    let bad_flag = fx
+        .cmd()
+        .args(["--durability", "full", "runs", "list"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(&bad_flag).contains("storage.durability_invalid"));
+    let bad_env = fx
+        .cmd()
+        .env("TAVERN_AGENT_DURABILITY", "full")
+        .args(["runs", "list"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(&bad_env).contains("storage.durability_invalid"));
+    assert_eq!(fx.run_ids().len(), 2);
+}

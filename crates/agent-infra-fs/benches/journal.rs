@@ -1,7 +1,8 @@
 //! Journal throughput and page latency.
 //!
-//! * `journal_append`: events per second through the port, syncing only terminal events
-//!   (the default) or every event.
+//! * `journal_append`: events per second through the port, under the `normal` durability
+//!   policy (the events here are no barriers, so nothing is synced) and under `strict`
+//!   (every event synced).
 //! * `journal_newest_page`: the newest page (limit 100) of a 1,000-event and of a
 //!   1,000,000-event journal. Reading touches only the last blocks, so the two should cost
 //!   about the same (their ratio must stay under 2).
@@ -17,7 +18,8 @@ use agent_domain::event::{
     StatusChangedPayload,
 };
 use agent_domain::run::{RunId, WorkspaceId};
-use agent_infra_fs::journal::{FsEventJournal, FsyncPolicy};
+use agent_infra_fs::durability::Durability;
+use agent_infra_fs::journal::FsEventJournal;
 use agent_infra_fs::layout::DataDir;
 use agent_infra_fs::run_locator::RunLocator;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -70,13 +72,13 @@ fn append(c: &mut Criterion) {
     let mut group = c.benchmark_group("journal_append");
     group.throughput(Throughput::Elements(1));
     for (name, policy) in [
-        ("terminal_only_fsync", FsyncPolicy::TerminalOnly),
-        ("fsync_every_event", FsyncPolicy::EveryEvent),
+        ("normal_no_fsync", Durability::Normal),
+        ("strict_fsync_every_event", Durability::Strict),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let run = RunId::parse(&format!("run_{name}")).unwrap();
-        let journal = FsEventJournal::new(RunLocator::new(DataDir::new(dir.path())))
-            .with_fsync_policy(policy);
+        let locator = RunLocator::with_durability(DataDir::new(dir.path()), policy);
+        let journal = FsEventJournal::new(locator);
         journal.register_run(&run, &workspace());
         let mut n = 0;
         group.bench_function(name, |b| {

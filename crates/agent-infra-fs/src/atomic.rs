@@ -4,10 +4,15 @@
 //!   the directory. A reader sees the old file or the new one, never a torn one.
 //! * [`write_create_only`]: the same staging, then a hard link that fails if the target
 //!   exists, so a first audit fact is never replaced and never half-written.
+//!
+//! The `_with` variants take the [`Syncer`] of a run's data directory: under the normal
+//! durability policy the fsyncs wait for the next barrier (see [`crate::durability`]).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+use crate::durability::Syncer;
 
 /// A temp path beside `target`: `.tmp-<writer>-<uuid>`, so a sweep can tell a dead
 /// writer's temp from a live one's (`stale.rs`). It never embeds the target's name, so any
@@ -16,13 +21,18 @@ pub fn temp_path_for(target: &Path) -> PathBuf {
     target.with_file_name(format!(".tmp-{}", crate::stale::temp_tag(target)))
 }
 
-fn stage(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+fn stage(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<(PathBuf, File)> {
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent)?;
     }
     let tmp = temp_path_for(target);
-    write_new(&tmp, bytes)?;
-    Ok(tmp)
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let written = file.write_all(bytes).and_then(|()| syncer.staged(&file));
+    if let Err(err) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(err);
+    }
+    Ok((tmp, file))
 }
 
 /// Creates `path`, which must not exist, holding `bytes`, synced. Nothing is left behind
@@ -44,29 +54,44 @@ pub fn sync_dir(dir: &Path) {
     }
 }
 
-/// Replaces `target` with `bytes` atomically, creating parent directories.
+/// The file at `target` is in place: its folder entry and bytes are made durable now or at
+/// the next barrier.
+fn placed(target: &Path, file: File, syncer: &Syncer) -> io::Result<()> {
+    if let Some(parent) = target.parent() {
+        syncer.dir_changed(parent);
+    }
+    syncer.placed(target, file)
+}
+
+/// Replaces `target` with `bytes` atomically, creating parent directories; synced before
+/// it returns.
 pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = stage(target, bytes)?;
+    write_atomic_with(target, bytes, &Syncer::strict())
+}
+
+/// [`write_atomic`], synced as `syncer` decides.
+pub fn write_atomic_with(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<()> {
+    let (tmp, file) = stage(target, bytes, syncer)?;
     if let Err(err) = fs::rename(&tmp, target) {
         let _ = fs::remove_file(&tmp);
         return Err(err);
     }
-    if let Some(parent) = target.parent() {
-        sync_dir(parent);
-    }
-    Ok(())
+    placed(target, file, syncer)
 }
 
-/// Writes `bytes` to `target` only if it does not exist yet (`AlreadyExists` otherwise).
+/// Writes `bytes` to `target` only if it does not exist yet (`AlreadyExists` otherwise);
+/// synced before it returns.
 pub fn write_create_only(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = stage(target, bytes)?;
+    write_create_only_with(target, bytes, &Syncer::strict())
+}
+
+/// [`write_create_only`], synced as `syncer` decides.
+pub fn write_create_only_with(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<()> {
+    let (tmp, file) = stage(target, bytes, syncer)?;
     let linked = fs::hard_link(&tmp, target);
     let _ = fs::remove_file(&tmp);
     linked?;
-    if let Some(parent) = target.parent() {
-        sync_dir(parent);
-    }
-    Ok(())
+    placed(target, file, syncer)
 }
 
 /// Pretty JSON with a trailing newline, the format of every JSON document we write.
@@ -121,7 +146,7 @@ mod tests {
         let target = dir.path().join("run.json");
         write_atomic(&target, b"old").unwrap();
         // Simulate a crash between staging and rename: the temp file exists, rename never ran.
-        let tmp = stage(&target, b"new, never renamed").unwrap();
+        let (tmp, _) = stage(&target, b"new, never renamed", &Syncer::strict()).unwrap();
         assert!(tmp.exists());
         assert_eq!(fs::read(&target).unwrap(), b"old");
     }

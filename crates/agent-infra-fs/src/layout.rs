@@ -288,6 +288,11 @@ impl RunDir {
     pub fn checkpoints(&self) -> PathBuf {
         self.0.join("checkpoints")
     }
+
+    /// `blobs/`: the run's content-addressed store (see `crate::blobs`).
+    pub fn blobs(&self) -> PathBuf {
+        self.0.join("blobs")
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod atomic;
 pub mod audit;
+mod blobs;
 pub mod cancel;
 pub mod characters;
 pub mod chat;
@@ -14,6 +15,7 @@ pub mod checkpoint;
 pub mod confine;
 pub mod connections;
 pub mod digest;
+pub mod durability;
 pub mod environment;
 pub mod journal;
 pub mod layout;

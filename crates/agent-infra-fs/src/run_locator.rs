@@ -5,6 +5,10 @@
 //! registered in this process and falls back to the run index record
 //! (`index/runs/<run>.json`) for runs created earlier, caching what it learns. The first
 //! lookup of such a run also sweeps the stale temps out of its folder (`stale.rs`).
+//!
+//! Every run-scoped store shares one locator per data directory, so it also carries the
+//! one thing they must share besides the cache: the [`Syncer`] that applies the durability
+//! policy to their writes.
 
 use std::collections::HashMap;
 use std::fs;
@@ -15,6 +19,7 @@ use agent_application::ports::{StoreError, WorkspaceError};
 use agent_domain::run::{RunId, WorkspaceId};
 use serde::Deserialize;
 
+use crate::durability::{Durability, Syncer};
 use crate::layout::{DataDir, RunDir};
 use crate::stale::sweep_opened_run;
 
@@ -28,6 +33,7 @@ pub struct RunLocator {
 struct Inner {
     data: DataDir,
     known: RwLock<HashMap<RunId, WorkspaceId>>,
+    syncer: Syncer,
 }
 
 /// The part of the run index record the locator needs.
@@ -39,13 +45,25 @@ struct IndexEntry {
 }
 
 impl RunLocator {
+    /// A locator whose stores sync every write before it returns (strict).
     pub fn new(data: DataDir) -> Self {
+        Self::with_durability(data, Durability::Strict)
+    }
+
+    /// A locator whose stores write under `durability`.
+    pub fn with_durability(data: DataDir, durability: Durability) -> Self {
         Self {
             inner: Arc::new(Inner {
                 data,
                 known: RwLock::new(HashMap::new()),
+                syncer: Syncer::new(durability),
             }),
         }
+    }
+
+    /// Syncs the writes of every run of this data directory, by its policy.
+    pub fn syncer(&self) -> &Syncer {
+        &self.inner.syncer
     }
 
     /// The data directory every located run lives in.
@@ -68,15 +86,23 @@ impl RunLocator {
         Ok(self.inner.data.run_dir(&workspace, run))
     }
 
-    fn workspace_of(&self, run: &RunId) -> Result<WorkspaceId, LocateError> {
-        let cached = self
-            .inner
+    /// The directory of `run` if it is registered or was looked up before; never blocks.
+    pub fn known_run_dir(&self, run: &RunId) -> Option<RunDir> {
+        let workspace = self.known_workspace(run)?;
+        Some(self.inner.data.run_dir(&workspace, run))
+    }
+
+    fn known_workspace(&self, run: &RunId) -> Option<WorkspaceId> {
+        self.inner
             .known
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(run)
-            .cloned();
-        if let Some(workspace) = cached {
+            .cloned()
+    }
+
+    fn workspace_of(&self, run: &RunId) -> Result<WorkspaceId, LocateError> {
+        if let Some(workspace) = self.known_workspace(run) {
             return Ok(workspace);
         }
         let workspace = self.read_index(run)?;

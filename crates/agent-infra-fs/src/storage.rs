@@ -13,6 +13,7 @@ use crate::chat::{FsChatCommitter, FsChatStore};
 use crate::checkpoint::FsCheckpointStore;
 use crate::connections::FsConnectionStore;
 use crate::digest::Sha256Digest;
+use crate::durability::Durability;
 use crate::environment::{OsRng, SystemClock, UuidIds};
 use crate::journal::FsEventJournal;
 use crate::layout::DataDir;
@@ -52,9 +53,15 @@ pub struct FsStorage {
 }
 
 impl FsStorage {
-    /// Opens (lazily: nothing is created until written) the data directory at `data`.
+    /// Opens (lazily: nothing is created until written) the data directory at `data`, under
+    /// the default durability policy.
     pub fn open(data: DataDir) -> Self {
-        let locator = RunLocator::new(data.clone());
+        Self::open_with(data, Durability::default())
+    }
+
+    /// [`open`](Self::open) with the durability policy of the run stores' writes.
+    pub fn open_with(data: DataDir, durability: Durability) -> Self {
+        let locator = RunLocator::with_durability(data.clone(), durability);
         Self {
             runs: Arc::new(FsRunStore::new(locator.clone())),
             journal: Arc::new(FsEventJournal::new(locator.clone())),

@@ -276,3 +276,52 @@ async fn inputs_are_frozen_per_invocation() {
         .unwrap_err();
     assert!(matches!(err, StoreError::Integrity(_)), "{err}");
 }
+
+#[tokio::test]
+async fn large_strings_are_stored_once_as_blobs_and_read_back() {
+    let (run, store) = store();
+    let big = "The lamp is lit at dusk.\n".repeat(8 * 1024);
+    let args = json!({"path": "scratch/big.md", "content": big});
+    let stored = store
+        .write_tool_args(&run.run, "call_1", &args)
+        .await
+        .unwrap();
+    let root = InvocationId::root();
+    let response = json!({"round": 1, "response": {"toolCalls": [{"arguments": args}]}});
+    store
+        .write_model_response(&run.run, &root, 1, &response)
+        .await
+        .unwrap();
+    store
+        .write_input(&run.run, None, InputDocument::PromptSnapshot, &args)
+        .await
+        .unwrap();
+
+    // The documents name the blob instead of holding the text.
+    let on_disk: Value = serde_json::from_str(&read_text(&run, &stored)).unwrap();
+    let sha = agent_infra_fs::digest::sha256_hex(big.as_bytes());
+    assert_eq!(
+        on_disk,
+        json!({"blobRefs": ["/content"], "document": {
+            "path": "scratch/big.md",
+            "content": {"sha256": sha, "bytes": big.len()}
+        }})
+    );
+    let blob_dir = run.run_dir.join("blobs/sha256").join(&sha[..2]);
+    assert_eq!(fs::read_dir(&blob_dir).unwrap().count(), 1);
+    assert_eq!(fs::read(blob_dir.join(&sha)).unwrap(), big.as_bytes());
+    assert!(read_text(&run, &stored).len() < 1024);
+
+    // Readers get the documents back whole.
+    assert_eq!(
+        store.read_model_response(&run.run, &root, 1).await.unwrap(),
+        response
+    );
+    assert_eq!(
+        store
+            .read_input(&run.run, InputDocument::PromptSnapshot)
+            .await
+            .unwrap(),
+        args
+    );
+}

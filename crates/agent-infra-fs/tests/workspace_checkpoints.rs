@@ -1,9 +1,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! Checkpoints: numbered, whole-or-nothing byte copies of workspace files.
+//! Checkpoints: numbered, whole-or-nothing records of workspace files, whose bytes are
+//! stored once as blobs of the run.
 
 mod workspace_support;
 
 use std::fs;
+use std::path::Path;
 use std::sync::Arc;
 
 use agent_application::ports::{CheckpointStore, StoreError, WorkspaceStore, WriteGuard};
@@ -31,14 +33,35 @@ async fn with_files(files: &[(&str, &str)]) -> (TestRun, FsCheckpointStore) {
     (run, store)
 }
 
-/// Names directly inside `checkpoints/`.
-fn checkpoint_dirs(run: &TestRun) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(run.run_dir.join("checkpoints"))
+/// Names directly inside `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
     names
+}
+
+/// Names directly inside `checkpoints/`.
+fn checkpoint_dirs(run: &TestRun) -> Vec<String> {
+    names_in(&run.run_dir.join("checkpoints"))
+}
+
+/// Every blob of the run, as `<hh>/<sha256>`.
+fn blobs(run: &TestRun) -> Vec<String> {
+    let root = run.run_dir.join("blobs/sha256");
+    if !root.exists() {
+        return Vec::new();
+    }
+    names_in(&root)
+        .into_iter()
+        .flat_map(|hh| {
+            names_in(&root.join(&hh))
+                .into_iter()
+                .map(move |name| format!("{hh}/{name}"))
+        })
+        .collect()
 }
 
 #[tokio::test]
@@ -64,9 +87,22 @@ async fn checkpoints_copy_files_and_number_themselves() {
     assert_eq!(first.files[0].bytes, 5);
     let dir = run.run_dir.join("checkpoints/cp_000001");
     assert_eq!(
-        fs::read_to_string(dir.join("output/main.md")).unwrap(),
-        "Hello"
+        store
+            .read_file(&run.run, &first, &first.files[0])
+            .await
+            .unwrap(),
+        b"Hello"
     );
+    let sha = sha256_hex(b"Hello");
+    assert_eq!(
+        fs::read(
+            run.run_dir
+                .join(format!("blobs/sha256/{}/{sha}", &sha[..2]))
+        )
+        .unwrap(),
+        b"Hello"
+    );
+    assert_eq!(names_in(&dir), ["checkpoint.json"]);
 
     let on_disk: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.join("checkpoint.json")).unwrap()).unwrap();
@@ -86,8 +122,77 @@ async fn checkpoints_copy_files_and_number_themselves() {
     let paths: Vec<&str> = second.files.iter().map(|file| file.path.as_str()).collect();
     assert_eq!(paths, ["plan/p.md", "output/main.md"]);
 
+    assert_eq!(
+        store
+            .read_file(&run.run, &second, &second.files[0])
+            .await
+            .unwrap(),
+        b"plan"
+    );
     assert_eq!(store.list(&run.run).await.unwrap(), [first, second]);
     assert_eq!(checkpoint_dirs(&run), ["cp_000001", "cp_000002"]);
+    // `output/main.md` did not change between the two: its bytes are stored once.
+    let (plan, hello) = (sha256_hex(b"plan"), sha256_hex(b"Hello"));
+    let mut expected = vec![
+        format!("{}/{plan}", &plan[..2]),
+        format!("{}/{hello}", &hello[..2]),
+    ];
+    expected.sort();
+    assert_eq!(blobs(&run), expected);
+}
+
+#[tokio::test]
+async fn checkpoints_written_before_blobs_read_from_their_copies() {
+    let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
+    // The older layout: the record, and a copy of each file beside it; no blob.
+    let dir = run.run_dir.join("checkpoints/cp_000001");
+    fs::create_dir_all(dir.join("output")).unwrap();
+    fs::write(dir.join("output/main.md"), "Old bytes").unwrap();
+    let record = serde_json::json!({
+        "id": "cp_000001", "seq": 1, "runId": run.run.as_str(), "createdAt": AT,
+        "reason": "tool_workspace_write", "eventSeq": 4,
+        "files": [{"path": "output/main.md", "sha256": sha256_hex(b"Old bytes"), "bytes": 9}]
+    });
+    fs::write(dir.join("checkpoint.json"), record.to_string()).unwrap();
+
+    let listed = store.list(&run.run).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    let old = &listed[0];
+    assert_eq!(
+        store.read_file(&run.run, old, &old.files[0]).await.unwrap(),
+        b"Old bytes"
+    );
+    // Numbering goes on after it, in the new layout.
+    let next = store
+        .create(
+            &run.run,
+            CheckpointReason::ToolWorkspaceWrite,
+            5,
+            &[wp("output/main.md")],
+            AT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(next.id, "cp_000002");
+    assert_eq!(
+        store
+            .read_file(&run.run, &next, &next.files[0])
+            .await
+            .unwrap(),
+        b"Hello"
+    );
+
+    // A copy that does not match its record is reported, as is a missing blob.
+    fs::write(dir.join("output/main.md"), "Tampered!").unwrap();
+    assert!(matches!(
+        store.read_file(&run.run, old, &old.files[0]).await,
+        Err(StoreError::Integrity(_))
+    ));
+    fs::remove_dir_all(run.run_dir.join("blobs")).unwrap();
+    assert!(matches!(
+        store.read_file(&run.run, &next, &next.files[0]).await,
+        Err(StoreError::NotFound(_))
+    ));
 }
 
 #[tokio::test]
@@ -125,6 +230,7 @@ async fn a_failed_checkpoint_leaves_nothing_behind() {
         "{:?}",
         checkpoint_dirs(&run)
     );
+    assert!(blobs(&run).is_empty(), "{:?}", blobs(&run));
     let next = store
         .create(&run.run, reason, 2, &[wp("output/main.md")], AT)
         .await

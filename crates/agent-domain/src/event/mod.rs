@@ -56,7 +56,7 @@ pub use outcome::{
     PartialSuccessPayload, PreservedCommit, RunFailurePayload, TerminalOutcome,
     USER_RETRYABLE_CODES,
 };
-pub use run_event::{EventScope, ROOT_INVOCATION_ID, RunEvent};
+pub use run_event::{DurabilityBarrier, EventScope, ROOT_INVOCATION_ID, RunEvent};
 pub use status::{
     EventLevel, InvocationKind, InvocationStatus, Presentation, RunStatus, TaskContinuation,
     TaskStatus,

@@ -5,6 +5,20 @@ use serde_json::Value;
 
 use super::*;
 
+/// Why an event must reach stable storage, for a storage that syncs in groups instead of
+/// after every write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DurabilityBarrier {
+    /// A model round starts: everything before it belongs to finished rounds, so it may be
+    /// synced as one group, while the run goes on; a crash then takes back at most the
+    /// round in flight and, until that group is synced, the one before.
+    RoundStart,
+    /// A change outside the run (a chat commit about to be made or made, persistent state,
+    /// a rollback) or the run's end: durable, with everything before it, before the run
+    /// goes on or reports it.
+    Acknowledgement,
+}
+
 /// One journaled fact about a run.
 ///
 /// Serialises adjacently as `{"type": "<snake_case name>", "payload": …}`, the shape of a
@@ -261,6 +275,21 @@ impl RunEvent {
     /// notes are journaled.
     pub fn is_terminal(&self) -> bool {
         self.terminal_outcome().is_some()
+    }
+
+    /// Where this event stands for a storage that syncs in groups
+    /// ([`DurabilityBarrier`]); `None` for events that may wait for the next barrier.
+    pub fn durability_barrier(&self) -> Option<DurabilityBarrier> {
+        match self {
+            Self::ModelRequestCreated(_) => Some(DurabilityBarrier::RoundStart),
+            Self::ChatCommitRequested(_)
+            | Self::ChatCommitCompleted(_)
+            | Self::PersistentChangesCommitted(_)
+            | Self::PersistentStateMetadataUpdated(_)
+            | Self::RunRolledBack(_) => Some(DurabilityBarrier::Acknowledgement),
+            _ if self.is_terminal() => Some(DurabilityBarrier::Acknowledgement),
+            _ => None,
+        }
     }
 
     /// The outcome a terminal event records.

@@ -238,6 +238,30 @@ fn terminal_events() {
 }
 
 #[test]
+fn durability_barriers() {
+    let barriers: Vec<(&str, DurabilityBarrier)> = samples::one_of_each()
+        .iter()
+        .filter_map(|event| Some((event.event_type(), event.durability_barrier()?)))
+        .collect();
+    let ack = DurabilityBarrier::Acknowledgement;
+    assert_eq!(
+        barriers,
+        [
+            ("model_request_created", DurabilityBarrier::RoundStart),
+            ("chat_commit_requested", ack),
+            ("chat_commit_completed", ack),
+            ("persistent_changes_committed", ack),
+            ("persistent_state_metadata_updated", ack),
+            ("run_completed", ack),
+            ("run_partial_success", ack),
+            ("run_cancelled", ack),
+            ("run_failed", ack),
+            ("run_rolled_back", ack),
+        ]
+    );
+}
+
+#[test]
 fn tool_events_carry_the_canonical_tool_id_invocation_and_round() {
     for event in samples::one_of_each() {
         if !event.event_type().starts_with("tool_") {

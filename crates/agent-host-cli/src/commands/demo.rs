@@ -10,6 +10,7 @@ use agent_application::scene::SceneRequest;
 use agent_domain::run::GenerationType;
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::chat::ChatLocator;
+use agent_infra_fs::durability::Durability;
 use agent_infra_fs::layout::DataDir;
 
 use super::model::ChosenModel;
@@ -45,7 +46,7 @@ const DEMO_FILES: &[(&str, &[u8])] = &[
     ),
 ];
 
-pub async fn execute() -> CmdResult {
+pub async fn execute(durability: Durability) -> CmdResult {
     let root = tempfile::Builder::new()
         .prefix("tavern-agent-demo-")
         .tempdir()
@@ -58,7 +59,7 @@ pub async fn execute() -> CmdResult {
     let (chat, _) = ChatLocator::resolve(&data, DEMO_CHAT).or_failure()?;
     let model = ScriptedModel::from_json(DEMO_SCRIPT).or_failure()?;
     let model = ChosenModel::scripted(model);
-    let host = Host::open(data);
+    let host = Host::open(data, durability);
     let request = StartRun {
         chat,
         profile_id: None,

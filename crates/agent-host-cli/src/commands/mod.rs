@@ -17,22 +17,24 @@ use agent_infra_fs::layout::DataDir;
 
 use crate::cli::{Cli, Command};
 use crate::exit::{CmdResult, OrExit};
-use crate::wiring::{Host, data_dir};
+use crate::wiring::{Host, data_dir, durability};
 
 /// Runs the parsed command line.
 pub async fn dispatch(cli: Cli) -> CmdResult {
     let Cli {
         data_dir: flag,
+        durability: policy,
         command,
     } = cli;
+    let policy = durability(policy)?;
     if let Command::Demo = command {
         // The demo brings its own data directory.
-        return demo::execute().await;
+        return demo::execute(policy).await;
     }
-    let host = Host::open(data_dir(flag)?);
+    let host = Host::open(data_dir(flag)?, policy);
     match command {
         Command::Run(args) => run::execute(&host, args).await,
-        Command::Demo => demo::execute().await,
+        Command::Demo => demo::execute(policy).await,
         Command::Runs { command } => runs::execute(&host, command).await,
         Command::Tools { command } => tools::execute(&host, command),
         Command::Profiles { command } => profiles::execute(&host, command).await,

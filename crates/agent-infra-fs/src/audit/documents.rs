@@ -11,8 +11,9 @@ use agent_domain::workspace::WorkspacePath;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::atomic::{pretty_json, write_create_only};
+use crate::atomic::{pretty_json, write_create_only_with};
 use crate::confine::{ConfineError, Parents, confine};
+use crate::durability::Syncer;
 use crate::layout::RunDir;
 
 /// `target` relative to the run directory, as the `/`-separated path documents and journal
@@ -43,20 +44,12 @@ pub(crate) fn create_json(
     root: &Path,
     rel: &WorkspacePath,
     value: &impl Serialize,
+    syncer: &Syncer,
 ) -> Result<(), StoreError> {
     let bytes = pretty_json(value)
         .map_err(|err| StoreError::Integrity(format!("`{rel}` cannot be serialised: {err}")))?;
-    create_bytes(root, rel, &bytes)
-}
-
-/// Writes `bytes` at `root/rel` unless something is there already; parents are created.
-pub(crate) fn create_bytes(
-    root: &Path,
-    rel: &WorkspacePath,
-    bytes: &[u8],
-) -> Result<(), StoreError> {
     let target = confined(root, rel, Parents::Create)?;
-    write_create_only(&target, bytes).map_err(|err| {
+    write_create_only_with(&target, &bytes, syncer).map_err(|err| {
         if err.kind() == io::ErrorKind::AlreadyExists {
             StoreError::AlreadyExists(rel.to_string())
         } else {
@@ -125,8 +118,9 @@ mod tests {
     fn create_only_keeps_the_first_document_and_reads_report_damage() {
         let dir = tempfile::tempdir().unwrap();
         let rel = WorkspacePath::parse("a/b.json").unwrap();
-        create_json(dir.path(), &rel, &serde_json::json!({"n": 1})).unwrap();
-        let err = create_json(dir.path(), &rel, &serde_json::json!({"n": 2})).unwrap_err();
+        let syncer = Syncer::strict();
+        create_json(dir.path(), &rel, &serde_json::json!({"n": 1}), &syncer).unwrap();
+        let err = create_json(dir.path(), &rel, &serde_json::json!({"n": 2}), &syncer).unwrap_err();
         assert_eq!(err, StoreError::AlreadyExists("a/b.json".into()));
         let value: serde_json::Value = read_json(dir.path(), &rel).unwrap();
         assert_eq!(value, serde_json::json!({"n": 1}));

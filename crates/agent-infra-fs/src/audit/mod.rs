@@ -3,8 +3,10 @@
 //!
 //! Every document is written once: staged in a temp file and hard-linked into place, so a
 //! second write of the same document fails with `AlreadyExists` and never replaces or
-//! tears the first. See `docs/storage/workspace.md`.
+//! tears the first. Large strings of tool arguments, model responses and inputs are kept
+//! as blobs of the run ([`blob_refs`]). See `docs/storage/workspace.md`.
 
+pub(crate) mod blob_refs;
 pub(crate) mod documents;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::digest::audit_stem;
+use crate::durability::Syncer;
 use crate::layout::RunDir;
 use crate::run_locator::RunLocator;
 
@@ -78,15 +81,50 @@ fn input_file(dir: &RunDir, invocation: Option<&InvocationId>, document: InputDo
 }
 
 /// Writes `value` create-only at `target` and returns its reference.
-fn create(dir: &RunDir, target: &Path, value: &impl Serialize) -> Result<AuditRef, StoreError> {
+fn create(
+    dir: &RunDir,
+    target: &Path,
+    value: &impl Serialize,
+    syncer: &Syncer,
+) -> Result<AuditRef, StoreError> {
     let rel = documents::relative(dir, target)?;
-    documents::create_json(dir.path(), &rel, value)?;
+    documents::create_json(dir.path(), &rel, value, syncer)?;
     Ok(AuditRef(rel.to_string()))
+}
+
+/// [`create`] for a document whose large strings go to blobs.
+fn create_value(
+    dir: &RunDir,
+    target: &Path,
+    value: Value,
+    syncer: &Syncer,
+) -> Result<AuditRef, StoreError> {
+    create(
+        dir,
+        target,
+        &blob_refs::externalize(dir, value, syncer)?,
+        syncer,
+    )
 }
 
 fn read(dir: &RunDir, target: &Path) -> Result<Value, StoreError> {
     let rel = documents::relative(dir, target)?;
-    documents::read_json(dir.path(), &rel)
+    let stored = documents::read_json(dir.path(), &rel)?;
+    blob_refs::resolve(dir, stored, rel.as_str())
+}
+
+impl FsAuditStore {
+    /// Runs `write` on the run's directory (blocking pool) with the data directory's syncer.
+    async fn writing(
+        &self,
+        run: &RunId,
+        write: impl FnOnce(&RunDir, &Syncer) -> Result<AuditRef, StoreError> + Send + 'static,
+    ) -> Result<AuditRef, StoreError> {
+        let syncer = self.locator.syncer().clone();
+        self.locator
+            .with_run_dir(run, move |dir| write(&dir, &syncer))
+            .await
+    }
 }
 
 #[async_trait]
@@ -98,11 +136,10 @@ impl AuditStore for FsAuditStore {
         arguments: &Value,
     ) -> Result<AuditRef, StoreError> {
         let (call_id, arguments) = (call_id.to_owned(), arguments.clone());
-        self.locator
-            .with_run_dir(run, move |dir| {
-                create(&dir, &tool_args_file(&dir, &call_id), &arguments)
-            })
-            .await
+        self.writing(run, move |dir, syncer| {
+            create_value(dir, &tool_args_file(dir, &call_id), arguments, syncer)
+        })
+        .await
     }
 
     async fn write_tool_result(
@@ -111,11 +148,15 @@ impl AuditStore for FsAuditStore {
         result: &AgentToolResult,
     ) -> Result<AuditRef, StoreError> {
         let result = result.clone();
-        self.locator
-            .with_run_dir(run, move |dir| {
-                create(&dir, &tool_result_file(&dir, &result.call_id), &result)
-            })
-            .await
+        self.writing(run, move |dir, syncer| {
+            create(
+                dir,
+                &tool_result_file(dir, &result.call_id),
+                &result,
+                syncer,
+            )
+        })
+        .await
     }
 
     async fn write_model_response(
@@ -126,15 +167,11 @@ impl AuditStore for FsAuditStore {
         document: &Value,
     ) -> Result<AuditRef, StoreError> {
         let (invocation, document) = (invocation.clone(), document.clone());
-        self.locator
-            .with_run_dir(run, move |dir| {
-                create(
-                    &dir,
-                    &model_response_file(&dir, &invocation, round),
-                    &document,
-                )
-            })
-            .await
+        self.writing(run, move |dir, syncer| {
+            let target = model_response_file(dir, &invocation, round);
+            create_value(dir, &target, document, syncer)
+        })
+        .await
     }
 
     async fn read_model_response(
@@ -162,12 +199,11 @@ impl AuditStore for FsAuditStore {
             message: err.to_string(),
         })?;
         let snapshot = snapshot.clone();
-        self.locator
-            .with_run_dir(run, move |dir| {
-                let target = invocation_input_dir(&dir, &id).join("tool_snapshot.json");
-                create(&dir, &target, &snapshot)
-            })
-            .await
+        self.writing(run, move |dir, syncer| {
+            let target = invocation_input_dir(dir, &id).join("tool_snapshot.json");
+            create(dir, &target, &snapshot, syncer)
+        })
+        .await
     }
 
     async fn write_input(
@@ -178,15 +214,11 @@ impl AuditStore for FsAuditStore {
         value: &Value,
     ) -> Result<AuditRef, StoreError> {
         let (invocation, value) = (invocation.cloned(), value.clone());
-        self.locator
-            .with_run_dir(run, move |dir| {
-                create(
-                    &dir,
-                    &input_file(&dir, invocation.as_ref(), document),
-                    &value,
-                )
-            })
-            .await
+        self.writing(run, move |dir, syncer| {
+            let target = input_file(dir, invocation.as_ref(), document);
+            create_value(dir, &target, value, syncer)
+        })
+        .await
     }
 
     async fn read_input(&self, run: &RunId, document: InputDocument) -> Result<Value, StoreError> {

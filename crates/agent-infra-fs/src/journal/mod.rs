@@ -5,6 +5,13 @@
 //!   mutex serialises appends; across processes an OS lock on the open file makes a second
 //!   writer fail fast with [`JournalError::Locked`]. The writer keeps the file open, with
 //!   its length and last seq, from its first append until the run's terminal event.
+//! * Durability follows the data directory's policy ([`Durability`]): under `strict` every
+//!   line is synced. Under `normal` an acknowledgement
+//!   ([`DurabilityBarrier`](agent_domain::event::DurabilityBarrier)) first syncs every file
+//!   the run stores wrote without syncing, then its own line; the start of a model round
+//!   hands its line and everything pending to a background group commit. Other lines are
+//!   one `write` into the page cache, done right on the calling task: a hop to the
+//!   blocking pool would cost more than the write.
 //! * A torn last line left by a crash is ignored by readers and truncated away by the next
 //!   writer to open the file.
 //! * Reading a page touches only the blocks around it: the line of a seq is found by binary
@@ -24,29 +31,19 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agent_application::ports::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
-use agent_domain::event::JournalLine;
+use agent_domain::event::{DurabilityBarrier, JournalLine};
 use agent_domain::run::{RunId, WorkspaceId};
 use async_trait::async_trait;
 use tokio::sync::broadcast;
 
+use crate::durability::{Durability, Syncer};
 use crate::run_locator::{LocateError, RunLocator};
 use follow::Start;
+use scan::io_error;
 use writer::{Appended, RunWriter};
 
 use page::page_limit;
 pub use page::{LIMIT_INVALID, belongs_to, read_page};
-
-/// When appends are flushed to stable storage.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum FsyncPolicy {
-    /// Only terminal events are synced before `append` returns: they are what a restart
-    /// must find. Everything before them survives a process crash (it is in the OS page
-    /// cache), though not necessarily a power loss.
-    #[default]
-    TerminalOnly,
-    /// Every event is synced before `append` returns.
-    EveryEvent,
-}
 
 /// How often a follower looks at the file for events appended by other processes.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(250);
@@ -61,7 +58,6 @@ type WriterSlot = Arc<tokio::sync::Mutex<Option<RunWriter>>>;
 #[derive(Debug)]
 pub struct FsEventJournal {
     locator: RunLocator,
-    fsync: FsyncPolicy,
     poll_interval: Duration,
     writers: Mutex<HashMap<RunId, WriterSlot>>,
     channels: Mutex<HashMap<RunId, broadcast::Sender<Appended>>>,
@@ -76,21 +72,15 @@ fn join_error(err: tokio::task::JoinError) -> JournalError {
 }
 
 impl FsEventJournal {
-    /// A journal syncing only terminal events, polling other writers every 250 ms.
+    /// A journal syncing under the locator's durability policy, polling other writers
+    /// every 250 ms.
     pub fn new(locator: RunLocator) -> Self {
         Self {
             locator,
-            fsync: FsyncPolicy::default(),
             poll_interval: DEFAULT_POLL_INTERVAL,
             writers: Mutex::default(),
             channels: Mutex::default(),
         }
-    }
-
-    /// Chooses when appends are synced (benchmarks compare the two).
-    pub fn with_fsync_policy(mut self, policy: FsyncPolicy) -> Self {
-        self.fsync = policy;
-        self
     }
 
     /// Chooses how often followers poll the file for other processes' appends.
@@ -121,8 +111,12 @@ impl FsEventJournal {
         follow::follow(path, run.clone(), start, receiver, self.poll_interval).await
     }
 
-    /// `events.jsonl` of the run, from the registered workspace or the run index.
+    /// `events.jsonl` of the run, from the registered workspace or the run index (read on
+    /// the blocking pool, and only the first time).
     async fn events_path(&self, run: &RunId) -> Result<PathBuf, JournalError> {
+        if let Some(dir) = self.locator.known_run_dir(run) {
+            return Ok(dir.events());
+        }
         let locator = self.locator.clone();
         let id = run.clone();
         let dir = tokio::task::spawn_blocking(move || locator.run_dir(&id))
@@ -136,17 +130,21 @@ impl FsEventJournal {
     }
 
     fn writer_slot(&self, run: &RunId) -> WriterSlot {
-        Arc::clone(lock(&self.writers).entry(run.clone()).or_default())
+        let mut writers = lock(&self.writers);
+        match writers.get(run) {
+            Some(slot) => Arc::clone(slot),
+            None => Arc::clone(writers.entry(run.clone()).or_default()),
+        }
     }
 
     /// Hands an appended line to the run's followers. After the terminal event the channel
     /// is dropped, which ends every receiver once it has read that event.
-    fn publish(&self, run: &RunId, appended: Appended) {
+    fn publish(&self, run: &RunId, appended: &Appended) {
         let mut channels = lock(&self.channels);
         let terminal = appended.line.event.is_terminal();
         if let Some(sender) = channels.get(run) {
             // No receiver left is fine: nobody is following.
-            let _ = sender.send(appended);
+            let _ = sender.send(appended.clone());
         }
         if terminal {
             channels.remove(run);
@@ -154,21 +152,43 @@ impl FsEventJournal {
     }
 }
 
-/// Appends under the run's lock: opens the writer on first use, and drops it after an
-/// error (the next append recovers from the file) or after the terminal event (releasing
-/// the OS lock).
+/// Opens the run's writer (blocking), its folder entry synced like any other file's.
+fn open_writer(path: &Path, run: &RunId, syncer: &Syncer) -> Result<RunWriter, JournalError> {
+    let writer = RunWriter::open(path, run)?;
+    if let Some(dir) = path.parent() {
+        syncer.dir_changed(dir);
+    }
+    Ok(writer)
+}
+
+/// Appends with the run's open writer, syncing what `sync` asks, and drops the writer
+/// after an error (the next append recovers from the file) or after the terminal event
+/// (releasing the OS lock).
 fn append_locked(
     slot: &mut Option<RunWriter>,
-    path: &Path,
-    run: &RunId,
     draft: EventDraft,
-    sync: bool,
+    sync: Sync,
+    syncer: &Syncer,
 ) -> Result<Appended, JournalError> {
-    let writer = match slot {
-        Some(writer) => writer,
-        None => slot.insert(RunWriter::open(path, run)?),
+    let Some(writer) = slot else {
+        return Err(JournalError::Io(
+            "the journal writer is not open".to_owned(),
+        ));
     };
-    let result = writer.append(draft, sync);
+    let result = match sync {
+        Sync::Barrier => syncer
+            .barrier()
+            .map_err(sync_failed)
+            .and_then(|()| writer.append(draft, true)),
+        Sync::Line => writer.append(draft, true),
+        Sync::None => writer.append(draft, false),
+        Sync::Background => writer.append(draft, false).and_then(|appended| {
+            let file = writer.handle().map_err(io_error)?;
+            syncer.placed(writer.path(), file).map_err(sync_failed)?;
+            syncer.barrier_in_background().map_err(sync_failed)?;
+            Ok(appended)
+        }),
+    };
     let finished = match &result {
         Ok(appended) => appended.line.event.is_terminal(),
         Err(_) => true,
@@ -179,26 +199,62 @@ fn append_locked(
     result
 }
 
+/// What an append syncs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    /// Nothing: the line is in the page cache.
+    None,
+    /// The line, before `append` returns (strict policy).
+    Line,
+    /// Every file pending under the data directory's syncer, then the line, before
+    /// `append` returns.
+    Barrier,
+    /// The line and every pending file, in a background group commit.
+    Background,
+}
+
+fn sync_failed(err: std::io::Error) -> JournalError {
+    JournalError::Io(format!("syncing the run's files: {err}"))
+}
+
 #[async_trait]
 impl EventJournal for FsEventJournal {
     async fn append(&self, run: &RunId, draft: EventDraft) -> Result<JournalLine, JournalError> {
-        let path = self.events_path(run).await?;
-        let sync = self.fsync == FsyncPolicy::EveryEvent || draft.event.is_terminal();
-        let guard = self.writer_slot(run).lock_owned().await;
-        let owner = run.clone();
-        let (guard, result) = tokio::task::spawn_blocking(move || {
-            let mut guard = guard;
-            let result = append_locked(&mut guard, &path, &owner, draft, sync);
+        let syncer = self.locator.syncer();
+        let sync = match (syncer.durability(), draft.event.durability_barrier()) {
+            (Durability::Strict, _) => Sync::Line,
+            (Durability::Normal, None) => Sync::None,
+            (Durability::Normal, Some(DurabilityBarrier::RoundStart)) => Sync::Background,
+            (Durability::Normal, Some(_)) => Sync::Barrier,
+        };
+        let mut guard = self.writer_slot(run).lock_owned().await;
+        if guard.is_none() {
+            let path = self.events_path(run).await?;
+            let (owner, syncer) = (run.clone(), syncer.clone());
+            let writer = tokio::task::spawn_blocking(move || open_writer(&path, &owner, &syncer))
+                .await
+                .map_err(join_error)??;
+            *guard = Some(writer);
+        }
+        // Appending without a sync is one `write`: done here. Syncing goes to the blocking
+        // pool.
+        let (guard, result) = if sync == Sync::None {
+            let result = append_locked(&mut guard, draft, sync, syncer);
             (guard, result)
-        })
-        .await
-        .map_err(join_error)?;
+        } else {
+            let syncer = syncer.clone();
+            tokio::task::spawn_blocking(move || {
+                let result = append_locked(&mut guard, draft, sync, &syncer);
+                (guard, result)
+            })
+            .await
+            .map_err(join_error)?
+        };
         let appended = result?;
-        let line = appended.line.clone();
         // Still holding the run's lock, so followers receive events in seq order.
-        self.publish(run, appended);
+        self.publish(run, &appended);
         drop(guard);
-        Ok(line)
+        Ok(appended.line)
     }
 
     async fn read(

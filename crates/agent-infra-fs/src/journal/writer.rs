@@ -2,7 +2,7 @@
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_application::ports::{EventDraft, JournalError};
 use agent_domain::event::JournalLine;
@@ -22,6 +22,9 @@ pub(super) struct Appended {
 #[derive(Debug)]
 pub(super) struct RunWriter {
     file: File,
+    path: PathBuf,
+    /// The line being written, kept to reuse its allocation.
+    buffer: Vec<u8>,
     run: String,
     len: u64,
     last_seq: u64,
@@ -54,10 +57,22 @@ impl RunWriter {
         }
         Ok(Self {
             file,
+            path: path.to_path_buf(),
+            buffer: Vec::with_capacity(1024),
             run: run.to_string(),
             len: tail.end,
             last_seq: tail.last.map_or(0, |last| last.seq),
         })
+    }
+
+    /// Where the journal is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A second handle on the open file, for syncing it elsewhere.
+    pub fn handle(&self) -> std::io::Result<File> {
+        self.file.try_clone()
     }
 
     /// Writes the next line with one `write` of the whole line and its `\n`, then syncs the
@@ -67,10 +82,12 @@ impl RunWriter {
         let seq = self.last_seq + 1;
         let id = format!("evt_{}", uuid::Uuid::new_v4().simple());
         let line = JournalLine::new(seq, id, self.run.as_str(), draft.timestamp, draft.event);
-        let mut bytes =
-            serde_json::to_vec(&line).map_err(|err| JournalError::Io(err.to_string()))?;
+        let bytes = &mut self.buffer;
+        bytes.clear();
+        serde_json::to_writer(&mut *bytes, &line)
+            .map_err(|err| JournalError::Io(err.to_string()))?;
         bytes.push(b'\n');
-        if let Err(err) = (&self.file).write_all(&bytes) {
+        if let Err(err) = (&self.file).write_all(bytes) {
             // Best effort: a partial line left here is a torn tail the reopen repairs.
             let _ = self.file.set_len(self.len);
             return Err(io_error(err));

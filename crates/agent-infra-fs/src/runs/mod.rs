@@ -55,10 +55,10 @@ impl FsRunStore {
 #[async_trait]
 impl RunStore for FsRunStore {
     async fn create_run(&self, run: &AgentRun) -> Result<(), StoreError> {
-        let record = run.clone();
+        let (record, syncer) = (run.clone(), self.locator.syncer().clone());
         self.with_data(move |data| {
             crate::stale::sweep_for_new_run(data, &record.workspace_id);
-            records::create_run(data, &record)
+            records::create_run(data, &record, &syncer)
         })
         .await?;
         self.locator.register(&run.id, &run.workspace_id);
@@ -66,8 +66,8 @@ impl RunStore for FsRunStore {
     }
 
     async fn save_run(&self, run: &AgentRun) -> Result<(), StoreError> {
-        let run = run.clone();
-        self.with_data(move |data| records::save_run(data, &run))
+        let (run, syncer) = (run.clone(), self.locator.syncer().clone());
+        self.with_data(move |data| records::save_run(data, &run, &syncer))
             .await
     }
 
@@ -87,8 +87,8 @@ impl RunStore for FsRunStore {
     }
 
     async fn save_invocation(&self, invocation: &AgentInvocation) -> Result<(), StoreError> {
-        let invocation = invocation.clone();
-        self.with_data(move |data| records::save_invocation(data, &invocation))
+        let (invocation, syncer) = (invocation.clone(), self.locator.syncer().clone());
+        self.with_data(move |data| records::save_invocation(data, &invocation, &syncer))
             .await
     }
 
@@ -109,8 +109,8 @@ impl RunStore for FsRunStore {
     }
 
     async fn save_task(&self, task: &AgentTaskRecord) -> Result<(), StoreError> {
-        let task = task.clone();
-        self.with_data(move |data| records::save_task(data, &task))
+        let (task, syncer) = (task.clone(), self.locator.syncer().clone());
+        self.with_data(move |data| records::save_task(data, &task, &syncer))
             .await
     }
 

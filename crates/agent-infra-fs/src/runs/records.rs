@@ -12,8 +12,9 @@ use agent_domain::run::{
 };
 use serde::de::DeserializeOwned;
 
-use super::store_io::{integrity, io_error, json_files, read_json, write_json};
-use crate::atomic::{pretty_json, write_atomic, write_create_only};
+use super::store_io::{integrity, io_error, json_files, read_json, write_json, write_json_with};
+use crate::atomic::{pretty_json, write_atomic_with, write_create_only_with};
+use crate::durability::Syncer;
 use crate::layout::{DataDir, RunDir};
 
 /// A record stored as `<id>.json`, listed by creation time.
@@ -89,15 +90,19 @@ fn record_file(dir: PathBuf, id: &str) -> PathBuf {
 
 /// Creates the run: claims the index entry create-only (so a second create fails without
 /// touching anything), then writes `run.json`.
-pub(crate) fn create_run(data: &DataDir, run: &AgentRun) -> Result<(), StoreError> {
+pub(crate) fn create_run(
+    data: &DataDir,
+    run: &AgentRun,
+    syncer: &Syncer,
+) -> Result<(), StoreError> {
     let index = data.run_index_file(&run.id);
     let bytes = pretty_json(run).map_err(|err| io_error(&index, err))?;
-    write_create_only(&index, &bytes).map_err(|err| match err.kind() {
+    write_create_only_with(&index, &bytes, syncer).map_err(|err| match err.kind() {
         io::ErrorKind::AlreadyExists => StoreError::AlreadyExists(format!("run {}", run.id)),
         _ => io_error(&index, err),
     })?;
     let record = data.run_dir(&run.workspace_id, &run.id).run_record();
-    write_atomic(&record, &bytes).map_err(|err| {
+    write_atomic_with(&record, &bytes, syncer).map_err(|err| {
         // Release the claim so the run can be created again; nothing else refers to it yet.
         let _ = fs::remove_file(&index);
         io_error(&record, err)
@@ -105,13 +110,14 @@ pub(crate) fn create_run(data: &DataDir, run: &AgentRun) -> Result<(), StoreErro
 }
 
 /// Replaces `run.json`, then the index entry. The run must exist.
-pub(crate) fn save_run(data: &DataDir, run: &AgentRun) -> Result<(), StoreError> {
+pub(crate) fn save_run(data: &DataDir, run: &AgentRun, syncer: &Syncer) -> Result<(), StoreError> {
     let index = data.run_index_file(&run.id);
     if !index.exists() {
         return Err(StoreError::NotFound(format!("run {}", run.id)));
     }
-    write_json(&data.run_dir(&run.workspace_id, &run.id).run_record(), run)?;
-    write_json(&index, run)
+    let record = data.run_dir(&run.workspace_id, &run.id).run_record();
+    write_json_with(&record, run, syncer)?;
+    write_json_with(&index, run, syncer)
 }
 
 /// The run as its index entry records it.
@@ -129,9 +135,14 @@ fn run_dir_of(data: &DataDir, id: &RunId) -> Result<RunDir, StoreError> {
 pub(crate) fn save_invocation(
     data: &DataDir,
     invocation: &AgentInvocation,
+    syncer: &Syncer,
 ) -> Result<(), StoreError> {
     let dir = run_dir_of(data, &invocation.run_id)?.invocations();
-    write_json(&record_file(dir, invocation.id.as_str()), invocation)
+    write_json_with(
+        &record_file(dir, invocation.id.as_str()),
+        invocation,
+        syncer,
+    )
 }
 
 pub(crate) fn load_invocation(
@@ -153,9 +164,13 @@ pub(crate) fn list_invocations(
     )?))
 }
 
-pub(crate) fn save_task(data: &DataDir, task: &AgentTaskRecord) -> Result<(), StoreError> {
+pub(crate) fn save_task(
+    data: &DataDir,
+    task: &AgentTaskRecord,
+    syncer: &Syncer,
+) -> Result<(), StoreError> {
     let dir = run_dir_of(data, &task.run_id)?.tasks();
-    write_json(&record_file(dir, task.id.as_str()), task)
+    write_json_with(&record_file(dir, task.id.as_str()), task, syncer)
 }
 
 pub(crate) fn load_task(
@@ -172,6 +187,7 @@ pub(crate) fn list_tasks(data: &DataDir, run: &RunId) -> Result<Vec<AgentTaskRec
     Ok(sorted(read_record_dir(&run_dir_of(data, run)?.tasks())?))
 }
 
+/// Written once, after the run's end (its last barrier), so always synced.
 pub(crate) fn save_run_summary(data: &DataDir, summary: &RunSummary) -> Result<(), StoreError> {
     write_json(&data.run_summary_file(&summary.run_id), summary)
 }

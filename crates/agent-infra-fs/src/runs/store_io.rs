@@ -10,7 +10,8 @@ use agent_application::ports::StoreError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::atomic::{pretty_json, write_atomic};
+use crate::atomic::{pretty_json, write_atomic_with};
+use crate::durability::Syncer;
 
 /// An operating-system failure on `path`.
 pub(crate) fn io_error(path: &Path, err: io::Error) -> StoreError {
@@ -68,10 +69,19 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, S
         .map_err(|err| integrity(path, err))
 }
 
-/// Replaces `path` with `value` as pretty JSON, atomically.
+/// Replaces `path` with `value` as pretty JSON, atomically, synced before it returns.
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), StoreError> {
+    write_json_with(path, value, &Syncer::strict())
+}
+
+/// [`write_json`], synced as `syncer` decides.
+pub(crate) fn write_json_with(
+    path: &Path,
+    value: &impl Serialize,
+    syncer: &Syncer,
+) -> Result<(), StoreError> {
     let bytes = pretty_json(value).map_err(|err| io_error(path, err))?;
-    write_atomic(path, &bytes).map_err(|err| io_error(path, err))
+    write_atomic_with(path, &bytes, syncer).map_err(|err| io_error(path, err))
 }
 
 /// The `*.json` files directly inside `dir` as `(stem, path)`, sorted by stem. A missing

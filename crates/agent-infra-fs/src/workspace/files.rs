@@ -13,14 +13,16 @@ use agent_domain::workspace::WorkspacePath;
 
 use super::area::Area;
 use super::locks::StripedLocks;
-use crate::atomic::{sync_dir, write_atomic};
+use crate::atomic::write_atomic_with;
+use crate::blobs;
 use crate::confine::{ConfineError, Parents, confine};
 use crate::digest::sha256_hex;
+use crate::durability::Syncer;
 use crate::layout::RunDir;
 
 /// Creates the run directory, the five roots and `tool-results/`. Running it again is
 /// harmless; an area that exists as anything but a real folder is an integrity fault.
-pub(crate) fn initialize(run_dir: &RunDir) -> Result<(), WorkspaceError> {
+pub(crate) fn initialize(run_dir: &RunDir, syncer: &Syncer) -> Result<(), WorkspaceError> {
     fs::create_dir_all(run_dir.path()).map_err(|err| io_error(err, run_dir.path().display()))?;
     for area in Area::all() {
         let dir = run_dir.path().join(area.dir_name());
@@ -41,7 +43,7 @@ pub(crate) fn initialize(run_dir: &RunDir) -> Result<(), WorkspaceError> {
             Err(err) => return Err(io_error(err, area.dir_name())),
         }
     }
-    sync_dir(run_dir.path());
+    syncer.dir_changed(run_dir.path());
     Ok(())
 }
 
@@ -50,8 +52,8 @@ pub(crate) fn read(
     path: &WorkspacePath,
 ) -> Result<WorkspaceFile, WorkspaceError> {
     let target = resolve_readable(run_dir, path)?;
-    let bytes =
-        current_bytes(&target, path)?.ok_or_else(|| WorkspaceError::NotFound(path.clone()))?;
+    let bytes = current_bytes(run_dir, &target, path)?
+        .ok_or_else(|| WorkspaceError::NotFound(path.clone()))?;
     let sha256 = sha256_hex(&bytes);
     let len = bytes.len() as u64;
     let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::NotText(path.clone()))?;
@@ -67,15 +69,16 @@ pub(crate) fn read(
 pub(crate) fn write(
     run_dir: &RunDir,
     locks: &StripedLocks,
+    syncer: &Syncer,
     path: &WorkspacePath,
     text: &str,
     guard: &WriteGuard,
 ) -> Result<WriteReceipt, WorkspaceError> {
     let target = resolve_writable(run_dir, path)?;
     let _held = locks.lock(&target);
-    let previous = current_bytes(&target, path)?.map(|bytes| sha256_hex(&bytes));
+    let previous = current_bytes(run_dir, &target, path)?.map(|bytes| sha256_hex(&bytes));
     check_guard(guard, previous.as_deref(), path)?;
-    replace(&target, path, text.as_bytes(), previous)
+    replace(&target, path, text.as_bytes(), previous, syncer)
 }
 
 /// Appends verbatim by rewriting the whole file atomically, so a crash never leaves a
@@ -83,16 +86,17 @@ pub(crate) fn write(
 pub(crate) fn append(
     run_dir: &RunDir,
     locks: &StripedLocks,
+    syncer: &Syncer,
     path: &WorkspacePath,
     text: &str,
 ) -> Result<WriteReceipt, WorkspaceError> {
     let target = resolve_writable(run_dir, path)?;
     let _held = locks.lock(&target);
-    let current = current_bytes(&target, path)?;
+    let current = current_bytes(run_dir, &target, path)?;
     let previous = current.as_deref().map(sha256_hex);
     let mut whole = current.unwrap_or_default();
     whole.extend_from_slice(text.as_bytes());
-    replace(&target, path, &whole, previous)
+    replace(&target, path, &whole, previous, syncer)
 }
 
 /// What is at `path`; hidden storage and paths under a missing folder are absent.
@@ -146,26 +150,50 @@ fn confined(
 }
 
 /// The bytes of the file at `target`, `None` when there is none; a folder is
-/// `IsDirectory`.
+/// `IsDirectory`. A file with a second name must be the run's blob of these very bytes
+/// (`blobs.rs`, [`kind_at`]); anything else is an integrity fault.
 pub(super) fn current_bytes(
+    run_dir: &RunDir,
     target: &Path,
     path: &WorkspacePath,
 ) -> Result<Option<Vec<u8>>, WorkspaceError> {
     match kind_at(target, path)? {
         None => Ok(None),
         Some(EntryKind::Directory) => Err(WorkspaceError::IsDirectory(path.clone())),
-        Some(EntryKind::File) => match fs::read(target) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(io_error(err, path)),
-        },
+        Some(EntryKind::File) => {
+            let read = blobs::read_with_metadata(target);
+            match read {
+                Ok((meta, bytes))
+                    if blobs::names_of(&meta) > 1 && !own_blob(run_dir, path, &meta, &bytes) =>
+                {
+                    Err(hard_link_fault(path, blobs::names_of(&meta)))
+                }
+                Ok((_, bytes)) => Ok(Some(bytes)),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(err) => Err(io_error(err, path)),
+            }
+        }
     }
 }
 
-/// What is at `target` (the file of `path`) without following links. A link, anything that
-/// is neither a regular file nor a folder, and a file in one of the five roots with another
-/// name (a hard link) are integrity faults. `tool-results/` is the runtime's own storage,
-/// whose files may share their content with other runtime files.
+/// Whether a file of the five roots with a second name shares it with its own blob.
+fn own_blob(run_dir: &RunDir, path: &WorkspacePath, meta: &fs::Metadata, bytes: &[u8]) -> bool {
+    !matches!(Area::of(path), Some(Area::Root(_))) || blobs::is_own_blob(run_dir, meta, bytes)
+}
+
+fn hard_link_fault(path: &WorkspacePath, names: u64) -> WorkspaceError {
+    WorkspaceError::Integrity(format!(
+        "`{path}` is a hard link ({names} names for one file); links are not followed inside \
+         a workspace"
+    ))
+}
+
+/// What is at `target` (the file of `path`) without following links. A link and anything
+/// that is neither a regular file nor a folder are integrity faults, and so is a file in one
+/// of the five roots with another name (a hard link), unless it is large enough to be the
+/// run's blob of its bytes: whether it is, [`current_bytes`] checks when it reads them.
+/// `tool-results/` is the runtime's own storage, whose files may share their content with
+/// other runtime files.
 pub(super) fn kind_at(
     target: &Path,
     path: &WorkspacePath,
@@ -176,12 +204,10 @@ pub(super) fn kind_at(
         ))),
         Ok(meta) if meta.is_dir() => Ok(Some(EntryKind::Directory)),
         Ok(meta) if meta.is_file() && matches!(Area::of(path), Some(Area::Root(_))) => {
-            match names_of(&meta) {
+            match blobs::names_of(&meta) {
                 1 => Ok(Some(EntryKind::File)),
-                names => Err(WorkspaceError::Integrity(format!(
-                    "`{path}` is a hard link ({names} names for one file); links are not \
-                     followed inside a workspace"
-                ))),
+                _ if meta.len() >= blobs::SHARED_MIN_BYTES => Ok(Some(EntryKind::File)),
+                names => Err(hard_link_fault(path, names)),
             }
         }
         Ok(meta) if meta.is_file() => Ok(Some(EntryKind::File)),
@@ -190,20 +216,6 @@ pub(super) fn kind_at(
         ))),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(err) => Err(io_error(err, path)),
-    }
-}
-
-/// How many names (hard links) the file has. Only Unix tells; elsewhere every file counts
-/// as having one.
-fn names_of(meta: &fs::Metadata) -> u64 {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::MetadataExt::nlink(meta)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        1
     }
 }
 
@@ -231,8 +243,9 @@ fn replace(
     path: &WorkspacePath,
     bytes: &[u8],
     previous_sha256: Option<String>,
+    syncer: &Syncer,
 ) -> Result<WriteReceipt, WorkspaceError> {
-    write_atomic(target, bytes).map_err(|err| io_error(err, path))?;
+    write_atomic_with(target, bytes, syncer).map_err(|err| io_error(err, path))?;
     Ok(WriteReceipt {
         sha256: sha256_hex(bytes),
         bytes: bytes.len() as u64,
@@ -280,17 +293,19 @@ mod tests {
     fn racing_creators_on_the_sync_core_leave_one_winner() {
         let dir = tempfile::tempdir().unwrap();
         let run_dir = RunDir(dir.path().join("run"));
-        initialize(&run_dir).unwrap();
+        let syncer = Syncer::strict();
+        initialize(&run_dir, &syncer).unwrap();
         let locks = StripedLocks::new();
         let path = wp("output/once.md");
         let wins = std::thread::scope(|scope| {
             let tasks: Vec<_> = (0..8)
                 .map(|i| {
-                    let (run_dir, locks, path) = (&run_dir, &locks, &path);
+                    let (run_dir, locks, path, syncer) = (&run_dir, &locks, &path, &syncer);
                     scope.spawn(move || {
                         write(
                             run_dir,
                             locks,
+                            syncer,
                             path,
                             &i.to_string(),
                             &WriteGuard::MustNotExist,
@@ -315,7 +330,7 @@ mod tests {
         let run_dir = RunDir(dir.path().join("run"));
         fs::create_dir_all(run_dir.path()).unwrap();
         std::os::unix::fs::symlink(outside.path(), run_dir.path().join("plan")).unwrap();
-        let err = initialize(&run_dir).unwrap_err();
+        let err = initialize(&run_dir, &Syncer::strict()).unwrap_err();
         assert!(matches!(err, WorkspaceError::Integrity(_)), "{err}");
     }
 }

@@ -46,8 +46,9 @@ impl FsWorkspaceStore {
 #[async_trait]
 impl WorkspaceStore for FsWorkspaceStore {
     async fn initialize(&self, run: &RunId) -> Result<(), WorkspaceError> {
+        let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, |dir| files::initialize(&dir))
+            .with_run_dir(run, move |dir| files::initialize(&dir, &syncer))
             .await
     }
 
@@ -70,9 +71,10 @@ impl WorkspaceStore for FsWorkspaceStore {
         guard: WriteGuard,
     ) -> Result<WriteReceipt, WorkspaceError> {
         let (locks, path, text) = (self.locks.clone(), path.clone(), text.to_owned());
+        let syncer = self.locator.syncer().clone();
         self.locator
             .with_run_dir(run, move |dir| {
-                files::write(&dir, &locks, &path, &text, &guard)
+                files::write(&dir, &locks, &syncer, &path, &text, &guard)
             })
             .await
     }
@@ -84,8 +86,11 @@ impl WorkspaceStore for FsWorkspaceStore {
         text: &str,
     ) -> Result<WriteReceipt, WorkspaceError> {
         let (locks, path, text) = (self.locks.clone(), path.clone(), text.to_owned());
+        let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, move |dir| files::append(&dir, &locks, &path, &text))
+            .with_run_dir(run, move |dir| {
+                files::append(&dir, &locks, &syncer, &path, &text)
+            })
             .await
     }
 

@@ -64,7 +64,7 @@ pub(crate) fn search_corpus(
         .into_iter()
         .take(max_files)
         .map(|(path, abs)| {
-            let bytes = current_bytes(&abs, &path)?
+            let bytes = current_bytes(run_dir, &abs, &path)?
                 .ok_or_else(|| WorkspaceError::NotFound(path.clone()))?;
             Ok(SearchFile {
                 sha256: sha256_hex(&bytes),
