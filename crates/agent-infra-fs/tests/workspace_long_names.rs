@@ -56,13 +56,11 @@ async fn names_up_to_255_bytes_work_with_every_operation() {
             .await
             .unwrap();
         assert_eq!(record.files.len(), 2);
-        let copy = run
-            .run_dir
-            .join("checkpoints")
-            .join(&record.id)
-            .join("output")
-            .join(&name);
-        assert_eq!(fs::read_to_string(copy).unwrap(), "one two");
+        let kept = checkpoints
+            .read_file(&run.run, &record, &record.files[0])
+            .await
+            .unwrap();
+        assert_eq!(kept, b"one two");
     }
     let listed = store
         .list(
