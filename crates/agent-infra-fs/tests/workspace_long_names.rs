@@ -60,6 +60,7 @@ async fn names_up_to_255_bytes_work_with_every_operation() {
             .await
             .unwrap();
         assert_eq!(kept, b"one two");
+        assert!(run.run_dir.join("output").join(&name).is_file());
     }
     let listed = store
         .list(
