@@ -2,19 +2,21 @@
 //! one embedded runtime over one data directory, against the same 100 runs one after the
 //! other.
 //!
-//! Each run does 20 rounds of write + read + patch, then writes, commits and finishes (63
+//! Each run does 5 rounds of write + read + patch, then writes, commits and finishes (18
 //! tool calls). The data directory lives on tmpfs (`/dev/shm` when it exists, else the temp
-//! folder), so what is measured is the runtime and its storage code, not the disk. The
-//! figure is `concurrent wall time ÷ (sequential wall time ÷ worker threads)`: 1.0 means the
-//! runs share the two workers perfectly; the goal is ≤ 1.2. After every batch each run's
-//! journal is read back whole and checked: seqs 1..n without a gap, the same event types as
-//! a run alone, a terminal `run_completed`, so no event is lost to the concurrency.
+//! folder), so what is measured is the runtime and its storage code, not the disk. Two
+//! criterion benchmarks time a batch each way (`concurrent_runs_100/one_by_one`,
+//! `concurrent_runs_100/at_once`, on fresh data directories, set-up untimed);
+//! `cargo xtask bench` derives the figure `at_once ÷ (one_by_one ÷ 2 workers)`: 1.0 means
+//! the runs share the two workers perfectly; the goal is ≤ 1.2. After every batch each
+//! run's journal is read back whole and checked (untimed): seqs 1..n without a gap, the
+//! same event types as a run alone, ending `run_completed`, so no event is lost to the
+//! concurrency.
 //!
 //! ```sh
 //! cargo bench -p agent-host-cli --bench concurrent_runs
 //! TAVERN_AGENT_DURABILITY=strict cargo bench -p agent-host-cli --bench concurrent_runs
 //! ```
-//! Under `cargo test --benches` it runs a small batch once, as a check.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -29,19 +31,17 @@ use agent_domain::event::RunStatus;
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::layout::DataDir;
+use criterion::Criterion;
 use tempfile::TempDir;
 use tokio::runtime::Runtime;
 
-/// Runs in a measured batch.
+/// Runs in a batch.
 const RUNS: usize = 100;
-/// Runs in the batch `cargo test --benches` checks.
-const CHECK_RUNS: usize = 8;
 /// Rounds of write + read + patch per run.
-const WORK_ROUNDS: u32 = 20;
+const WORK_ROUNDS: u32 = 5;
 /// Tokio worker threads: the machine's two cores.
 const WORKERS: usize = 2;
-/// Batches measured each way; the medians are reported.
-const REPEATS: usize = 3;
+const GROUP: &str = "concurrent_runs_100";
 
 /// A data directory with `runs` chats and the bench profile, and a runtime over it.
 struct World {
@@ -143,30 +143,30 @@ async fn reference_events(model: &Arc<ScriptedModel>) -> Vec<&'static str> {
         .collect()
 }
 
-/// One batch each way on fresh data directories: (sequential, concurrent) wall times.
-async fn batch(
-    runs: usize,
-    model: &Arc<ScriptedModel>,
-    expected: &[&'static str],
-) -> (Duration, Duration) {
-    let world = World::new(runs).await;
-    let (sequential, outcomes) = world.sequential(model).await;
-    world.check(&outcomes, expected).await;
-    drop(world);
-    let world = World::new(runs).await;
-    let (concurrent, outcomes) = world.concurrent(model).await;
-    world.check(&outcomes, expected).await;
-    (sequential, concurrent)
+/// How a batch is started.
+#[derive(Clone, Copy)]
+enum Batch {
+    OneByOne,
+    AtOnce,
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
+/// One batch on a fresh data directory: its wall time, every journal checked.
+async fn batch(kind: Batch, model: &Arc<ScriptedModel>, expected: &[&'static str]) -> Duration {
+    let world = World::new(RUNS).await;
+    let (elapsed, outcomes) = match kind {
+        Batch::OneByOne => world.sequential(model).await,
+        Batch::AtOnce => world.concurrent(model).await,
+    };
+    world.check(&outcomes, expected).await;
+    elapsed
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` runs the check batch once.
-    let measuring = std::env::args().any(|arg| arg == "--bench");
+    let mut criterion = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(30))
+        .configure_from_args();
     let runtime: Runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKERS)
         .enable_all()
@@ -174,30 +174,21 @@ fn main() {
         .unwrap();
     let model = support::model(WORK_ROUNDS);
     let expected = runtime.block_on(reference_events(&model));
-    if !measuring {
-        runtime.block_on(batch(CHECK_RUNS, &model, &expected));
-        println!("concurrent_runs: {CHECK_RUNS} runs checked");
-        return;
+    let mut group = criterion.benchmark_group(GROUP);
+    for (name, kind) in [("one_by_one", Batch::OneByOne), ("at_once", Batch::AtOnce)] {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter_custom(|iters| {
+                let (model, expected) = (&model, &expected);
+                async move {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        total += batch(kind, model, expected).await;
+                    }
+                    total
+                }
+            });
+        });
     }
-    let mut sequential = Vec::new();
-    let mut concurrent = Vec::new();
-    for repeat in 1..=REPEATS {
-        let (one_by_one, at_once) = runtime.block_on(batch(RUNS, &model, &expected));
-        println!(
-            "batch {repeat}/{REPEATS}: {RUNS} runs one by one {one_by_one:.2?}, at once {at_once:.2?}"
-        );
-        sequential.push(one_by_one);
-        concurrent.push(at_once);
-    }
-    let (sequential, concurrent) = (median(sequential), median(concurrent));
-    let ideal = sequential / WORKERS as u32;
-    println!(
-        "concurrent_runs ({} durability, {RUNS} runs of {} tool calls, {} events each): \
-         sequential {sequential:.2?}, concurrent {concurrent:.2?}, ratio {:.2} \
-         (concurrent ÷ (sequential ÷ {WORKERS}); goal ≤ 1.2), 0 lost events",
-        support::durability(),
-        3 * (WORK_ROUNDS + 1),
-        expected.len(),
-        concurrent.as_secs_f64() / ideal.as_secs_f64(),
-    );
+    group.finish();
+    criterion.final_summary();
 }
