@@ -2,7 +2,8 @@
 //! a summary of the medians — the one documented way to reproduce the performance figures.
 //!
 //! Three steps: make sure ripgrep is there (the search benches time `rg` as a reference),
-//! run `cargo bench`, and print the median of every benchmark criterion has recorded.
+//! run `cargo bench`, and print the median of every benchmark criterion has recorded, then
+//! the performance goals of the project (issue 11's figures) computed from those medians.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,7 +42,124 @@ pub fn run(manifest_path: &Path, offline: bool, extra_args: &[String]) -> Result
     println!("==> bench [3/3] medians from {}", dir.display());
     let medians = collect_medians(&dir)?;
     print!("{}", format_summary(&medians, started));
+    println!();
+    print!("{}", format_goals(&medians));
     Ok(())
+}
+
+/// Tool calls of one `loop_overhead` run (`crates/agent-host-cli/benches/loop_overhead.rs`:
+/// 200 rounds of three calls and a last round of three).
+const LOOP_OVERHEAD_TOOL_CALLS: f64 = 603.0;
+
+/// One performance goal: what it measures, the goal as text, and how to compute the figure
+/// (as shown, and whether it meets the goal) from the medians; `None` when a median it
+/// needs was not recorded.
+struct Goal {
+    figure: &'static str,
+    goal: &'static str,
+    measure: fn(&[Median]) -> Option<(String, bool)>,
+}
+
+const GOALS: &[Goal] = &[
+    Goal {
+        figure: "loop overhead per tool call (loop_overhead)",
+        goal: "<= 0.5 ms",
+        measure: |medians| {
+            let run = nanos(medians, "loop_overhead/scripted_run_201_rounds")?;
+            let per_call = run / LOOP_OVERHEAD_TOOL_CALLS;
+            Some((format_nanos(per_call), per_call <= 0.5e6))
+        },
+    },
+    Goal {
+        figure: "journal appends per second, no fsync",
+        goal: ">= 200000",
+        measure: |medians| {
+            let per_second = 1e9 / nanos(medians, "journal_append/normal_no_fsync")?;
+            Some((format!("{per_second:.0}"), per_second >= 200_000.0))
+        },
+    },
+    Goal {
+        figure: "chat.search / rg -c, slowest query",
+        goal: "<= 1.5x",
+        measure: |medians| {
+            let (query, ratio) = medians
+                .iter()
+                .filter_map(|median| {
+                    let query = median.id.strip_prefix("chat_search_core_100k/")?;
+                    let rg = nanos(medians, &format!("chat_search_rg_100k/{query}"))?;
+                    Some((query, median.nanos / rg))
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1))?;
+            Some((format!("{ratio:.2}x ({query})"), ratio <= 1.5))
+        },
+    },
+    Goal {
+        figure: "snapshot compile, 200 tools",
+        goal: "<= 100 µs",
+        measure: |medians| {
+            let compile = nanos(medians, "compile_snapshot_200_tools")?;
+            Some((format_nanos(compile), compile <= 100e3))
+        },
+    },
+    Goal {
+        figure: "100 runs at once / (one by one / 2 cores)",
+        goal: "<= 1.2",
+        measure: |medians| {
+            let at_once = nanos(medians, "concurrent_runs_100/at_once")?;
+            let one_by_one = nanos(medians, "concurrent_runs_100/one_by_one")?;
+            let ratio = at_once / (one_by_one / 2.0);
+            Some((format!("{ratio:.2}"), ratio <= 1.2))
+        },
+    },
+];
+
+/// The median recorded for `id`.
+fn nanos(medians: &[Median], id: &str) -> Option<f64> {
+    medians
+        .iter()
+        .find(|median| median.id == id)
+        .map(|median| median.nanos)
+}
+
+/// The goals table: figure, measured value, goal, and `ok`, `MISSED` or `not measured`.
+fn format_goals(medians: &[Median]) -> String {
+    let rows: Vec<[String; 4]> = GOALS
+        .iter()
+        .map(|goal| {
+            let (value, verdict) = match (goal.measure)(medians) {
+                Some((value, true)) => (value, "ok"),
+                Some((value, false)) => (value, "MISSED"),
+                None => ("-".to_owned(), "not measured"),
+            };
+            [
+                goal.figure.to_owned(),
+                value,
+                goal.goal.to_owned(),
+                verdict.to_owned(),
+            ]
+        })
+        .collect();
+    let header = ["goal", "measured", "target", ""].map(str::to_owned);
+    let widths: Vec<usize> = (0..4)
+        .map(|column| {
+            rows.iter()
+                .chain([&header])
+                .map(|row| display_width(&row[column]))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in [&header].into_iter().chain(&rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell}{}", " ".repeat(width - display_width(cell))))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// `cargo bench` over every bench target of the workspace, with the criterion settings and
@@ -451,6 +569,37 @@ core/北京烤鸭             4.04 ms
 ";
         assert_eq!(summary, expected);
         assert_eq!(format_summary(&[], started), "no criterion results found\n");
+    }
+
+    #[test]
+    fn goals_are_computed_from_the_medians() {
+        let median = |id: &str, nanos: f64| Median {
+            id: id.to_owned(),
+            nanos,
+            modified: None,
+        };
+        let medians = [
+            median("loop_overhead/scripted_run_201_rounds", 603.0 * 0.4e6),
+            median("journal_append/normal_no_fsync", 10_000.0),
+            median("chat_search_core_100k/lantern", 12e6),
+            median("chat_search_rg_100k/lantern", 10e6),
+            median("chat_search_core_100k/zeppelin", 20e6),
+            median("chat_search_rg_100k/zeppelin", 10e6),
+            median("concurrent_runs_100/one_by_one", 10e9),
+            median("concurrent_runs_100/at_once", 5.5e9),
+        ];
+        let table = format_goals(&medians);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 1 + GOALS.len(), "{table}");
+        let row = |start: &str| *lines.iter().find(|line| line.starts_with(start)).unwrap();
+        assert!(row("loop overhead").contains("400 µs"), "{table}");
+        assert!(row("loop overhead").ends_with(" ok"), "{table}");
+        assert!(row("journal appends").contains("100000"), "{table}");
+        assert!(row("journal appends").ends_with("MISSED"), "{table}");
+        assert!(row("chat.search").contains("2.00x (zeppelin)"), "{table}");
+        assert!(row("snapshot compile").ends_with("not measured"), "{table}");
+        assert!(row("100 runs").contains("1.10"), "{table}");
+        assert!(row("100 runs").ends_with(" ok"), "{table}");
     }
 
     /// Records calls; `rg` appears once `apt-get install` has run `installs_needed` times.

@@ -7,8 +7,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::{crash, fuzz, layering};
 
-/// Kills in the short crash campaign CI runs (about two minutes on a busy 2-core machine).
-const CI_KILLS: u32 = 30;
+/// Kills in each short crash campaign CI runs, one per durability policy (about a minute
+/// each on a busy 2-core machine).
+const CI_KILLS: u32 = 20;
 
 #[derive(Debug)]
 enum Action {
@@ -16,8 +17,9 @@ enum Action {
     Cargo(&'static [&'static str]),
     /// The in-process layering check.
     Layering,
-    /// A short crash campaign (`cargo xtask crash`), with a fresh seed each time.
-    Crash,
+    /// A short crash campaign (`cargo xtask crash`) under this durability policy, with a
+    /// fresh seed each time.
+    Crash(&'static str),
     /// A smoke run of every fuzz target, this many seconds each.
     Fuzz(u64),
 }
@@ -53,8 +55,12 @@ const STEPS: &[Step] = &[
         action: Action::Cargo(&["test", "--workspace"]),
     },
     Step {
-        name: "crash",
-        action: Action::Crash,
+        name: "crash (normal)",
+        action: Action::Crash("normal"),
+    },
+    Step {
+        name: "crash (strict)",
+        action: Action::Crash("strict"),
     },
     Step {
         name: "fuzz",
@@ -67,7 +73,9 @@ impl Step {
         match self.action {
             Action::Cargo(args) => format!("cargo {}", args.join(" ")),
             Action::Layering => "cargo xtask layering".to_owned(),
-            Action::Crash => format!("cargo xtask crash {CI_KILLS}"),
+            Action::Crash(policy) => {
+                format!("cargo xtask crash {CI_KILLS} --durability {policy}")
+            }
             Action::Fuzz(seconds) => format!("cargo xtask fuzz {seconds}"),
         }
     }
@@ -86,11 +94,12 @@ pub fn run(manifest_path: &Path, offline: bool) -> Result<()> {
         let result = match step.action {
             Action::Cargo(args) => run_cargo(root, args),
             Action::Layering => layering::run(manifest_path, offline),
-            Action::Crash => crash::run(
+            Action::Crash(policy) => crash::run(
                 manifest_path,
                 offline,
                 &crash::Options {
                     kills: Some(CI_KILLS),
+                    durability: Some(policy.to_owned()),
                     ..crash::Options::default()
                 },
             ),

@@ -19,27 +19,23 @@
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_application::ports::{EventJournal, EventQuery, ProfileStore};
-use agent_application::prompt::PromptInput;
-use agent_application::runtime::machine::ModelLabel;
-use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun};
-use agent_application::scene::SceneRequest;
-use agent_domain::event::{
-    ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunStatus,
-};
-use agent_domain::profile::default_writer;
-use agent_domain::run::{GenerationType, RunId};
+use agent_application::ports::ProfileStore;
+use agent_application::runtime::{AgentRuntime, RunOutcome};
+use agent_domain::event::{JournalLine, RunStatus};
+use agent_domain::run::RunId;
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
-use agent_infra_fs::durability::Durability;
 use agent_infra_fs::layout::DataDir;
 use criterion::Criterion;
-use serde_json::{Value, json};
+use serde_json::Value;
+use support::PROFILE_ID;
 use tempfile::TempDir;
 use tokio::runtime::Runtime;
 
@@ -49,75 +45,12 @@ const WORK_ROUNDS: u32 = 200;
 const ROUNDS: u32 = WORK_ROUNDS + 1;
 /// Tool calls of the run.
 const TOOL_CALLS: u32 = WORK_ROUNDS * 3 + 3;
-const PROFILE_ID: &str = "bench-writer";
+/// The chat's character.
+const CHARACTER: &str = "Alice";
 const GROUP: &str = "loop_overhead";
 const BENCH: &str = "scripted_run_201_rounds";
 /// Runs timed by the bench itself after criterion's measurement.
 const OWN_RUNS: usize = 5;
-
-/// The script (`docs/scripted-model.md`): 200 rounds of write + read + patch, then write, commit, finish.
-fn script() -> Value {
-    let mut turns: Vec<Value> = (1..=WORK_ROUNDS)
-        .map(|n| {
-            // Not a publishable text extension: auto-publish (a chat commit per round until the
-            // first explicit commit) would otherwise dominate what this bench measures.
-            let path = format!("scratch/r{n}.log");
-            let content = format!(
-                "# Round {n}\n\nThe keeper climbs the stairs ({n}).\nThe lamp is lit at dusk ({n}).\n\
-                 The ships pass the rocks ({n}).\n"
-            );
-            json!({"tool_calls": [
-                {"name": "workspace_write_file", "arguments": {"path": path, "content": content}},
-                {"name": "workspace_read_file", "arguments": {"path": path}},
-                {"name": "workspace_apply_patch", "arguments": {
-                    "path": path,
-                    "old_string": format!("The lamp is lit at dusk ({n})."),
-                    "new_string": format!("The lamp is lit at nightfall ({n})."),
-                }},
-            ]})
-        })
-        .collect();
-    turns.push(json!({"text": "Done.", "tool_calls": [
-        {"name": "workspace_write_file", "arguments": {
-            "path": "output/main.md",
-            "content": "The keeper, Mara, climbs the hundred steps every dusk."
-        }},
-        {"name": "workspace_commit", "arguments": {"reason": "final"}},
-        {"name": "workspace_finish", "arguments": {"reason": "done"}},
-    ]}));
-    json!({ "turns": turns })
-}
-
-/// The default writer, renamed, with room for the whole run.
-fn profile_text() -> String {
-    let mut profile = serde_json::to_value(default_writer()).unwrap();
-    profile["id"] = json!(PROFILE_ID);
-    profile["displayName"] = json!("Bench Writer");
-    profile["tools"]["maxRounds"] = json!(210);
-    profile["tools"]["maxCallsPerRun"] = json!(700);
-    serde_json::to_string_pretty(&profile).unwrap()
-}
-
-/// A SillyTavern chat: a header with a stable id and two messages.
-fn chat_text() -> String {
-    let lines = [
-        json!({
-            "user_name": "Bob",
-            "character_name": "Alice",
-            "create_date": "2026-01-01@10h00m00s",
-            "chat_metadata": {"integrity": "stable-bench-chat"}
-        }),
-        json!({"name": "Alice", "is_user": false, "is_system": false,
-               "send_date": "2026-01-01T10:00:00.000Z", "mes": "The lighthouse is dark tonight.", "extra": {}}),
-        json!({"name": "Bob", "is_user": true, "is_system": false,
-               "send_date": "2026-01-01T10:01:00.000Z", "mes": "Tell me about the keeper.", "extra": {}}),
-    ];
-    lines.iter().map(|line| format!("{line}\n")).collect()
-}
-
-fn ports(storage: &FsStorage) -> RuntimePorts {
-    storage.runtime_ports()
-}
 
 /// A fresh data dir with the chat and the profile, and a runtime over it.
 struct World {
@@ -126,22 +59,13 @@ struct World {
     runtime: AgentRuntime,
 }
 
-/// The durability policy `$TAVERN_AGENT_DURABILITY` names, else the default.
-fn durability() -> Durability {
-    std::env::var("TAVERN_AGENT_DURABILITY")
-        .map(|name| name.parse().unwrap())
-        .unwrap_or_default()
-}
-
 impl World {
     async fn new(profile: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let folder = dir.path().join("chats").join("Alice");
-        std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join("chat.jsonl"), chat_text()).unwrap();
-        let storage = FsStorage::open_with(DataDir::new(dir.path()), durability());
+        support::write_chat(dir.path(), CHARACTER);
+        let storage = FsStorage::open_with(DataDir::new(dir.path()), support::durability());
         storage.profiles.save(PROFILE_ID, profile).await.unwrap();
-        let runtime = AgentRuntime::new(ports(&storage));
+        let runtime = AgentRuntime::new(storage.runtime_ports());
         Self {
             dir,
             storage,
@@ -151,35 +75,7 @@ impl World {
 
     /// Starts the run and awaits its task; only this is timed.
     async fn run(&self, model: &Arc<ScriptedModel>) -> (Duration, RunOutcome) {
-        let request = StartRun {
-            chat: ChatRef::Character {
-                character_id: "Alice".into(),
-                file_name: "chat".into(),
-            },
-            profile_id: Some(PROFILE_ID.to_owned()),
-            generation_type: GenerationType::Normal,
-            presentation: None,
-            prompt: PromptInput::Snapshot(json!({
-                "chatCompletionPayload": {"messages": [
-                    {"role": "system", "content": "You are Alice. Write the next reply."},
-                    {"role": "user", "content": "Tell me about the keeper."}
-                ]}
-            })),
-            model: model.clone(),
-            model_label: ModelLabel {
-                provider_format: Some("scripted".into()),
-                model: Some("script".into()),
-                api: None,
-            },
-            model_binding: ModelBindingResolvedPayload {
-                invocation_id: "inv_root".into(),
-                mode: ModelBindingMode::Script,
-                connection: None,
-                provider_format: Some("scripted".into()),
-                model_id: None,
-            },
-            scene: SceneRequest::default(),
-        };
+        let request = support::start_request(CHARACTER, model);
         let start = Instant::now();
         let started = self.runtime.start_run(request).await.unwrap();
         let outcome = started.task.await;
@@ -187,19 +83,7 @@ impl World {
     }
 
     async fn events(&self, run: &RunId) -> Vec<JournalLine> {
-        let mut events = Vec::new();
-        loop {
-            let query = EventQuery {
-                after_seq: Some(events.last().map_or(0, |line: &JournalLine| line.seq)),
-                limit: Some(500),
-                ..EventQuery::default()
-            };
-            let page = self.storage.journal.read(run, &query).await.unwrap();
-            if page.is_empty() {
-                return events;
-            }
-            events.extend(page);
-        }
+        support::events(&self.storage, run).await
     }
 }
 
@@ -263,7 +147,7 @@ fn profile_one_run(runtime: &Runtime, model: &Arc<ScriptedModel>, profile: &str)
         println!(
             "check run ({} durability): {elapsed:.2?}, {} events, {files} files / {:.1} MiB in \
              the data dir, {} chat commits (auto-publish included)",
-            durability(),
+            support::durability(),
             events.len(),
             bytes as f64 / (1024.0 * 1024.0),
             by_time
@@ -346,8 +230,8 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let model = Arc::new(ScriptedModel::from_json(&script().to_string()).unwrap());
-    let profile = profile_text();
+    let model = support::model(WORK_ROUNDS);
+    let profile = support::profile_text(ROUNDS);
 
     if measuring {
         profile_one_run(&runtime, &model, &profile);

@@ -2,7 +2,8 @@
 //! `chat_search` over a generated 100,000-message (~50 MB) chat: the search core
 //! (`agent_application::tools::search_messages`) on messages read from the JSONL file through
 //! `FsChatStore`, the paged read itself, and `rg -c` over the same file as the physical
-//! limit of one pass over the bytes.
+//! limit of one pass over the bytes (`chat_search_rg_100k`, the same query ids, timed by
+//! criterion like the core: process start included).
 //!
 //! `cargo bench -p agent-infra-fs --bench chat_search -- --warm-up-time 1 --measurement-time 5`
 //!
@@ -23,7 +24,7 @@ use agent_infra_fs::layout::DataDir;
 mod ripgrep;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use ripgrep::{RG_RUNS, ripgrep_median};
+use ripgrep::{RG_RUNS, rg_count, ripgrep_median};
 use serde_json::json;
 
 const MESSAGES: usize = 100_000;
@@ -169,6 +170,19 @@ fn chat_search(c: &mut Criterion) {
         });
     }
     search.finish();
+
+    // The reference, timed the same way: `cargo xtask bench` divides each query's
+    // `chat_search_core_100k` median by its median here.
+    if rg_count("probe", std::slice::from_ref(&file)).is_some() {
+        let mut rg = c.benchmark_group("chat_search_rg_100k");
+        rg.sample_size(10);
+        for query in QUERIES {
+            rg.bench_with_input(BenchmarkId::from_parameter(query), query, |b, query| {
+                b.iter(|| rg_count(query, std::slice::from_ref(&file)))
+            });
+        }
+        rg.finish();
+    }
 
     let mut read = c.benchmark_group("chat_search_read_100k");
     read.sample_size(10);

@@ -2,8 +2,9 @@
 //!
 //! * [`write_atomic`]: temp file in the same directory, fsync, rename over the target, fsync
 //!   the directory. A reader sees the old file or the new one, never a torn one.
-//! * [`write_create_only`]: the same staging, then a hard link that fails if the target
-//!   exists, so a first audit fact is never replaced and never half-written.
+//! * [`write_create_only`]: the same staging, then a rename that fails if the target exists
+//!   (`RENAME_NOREPLACE` on Linux; a hard link elsewhere, or where the file system lacks
+//!   it), so a first audit fact is never replaced and never half-written.
 //!
 //! The `_with` variants take the [`Syncer`] of a run's data directory: under the normal
 //! durability policy the fsyncs wait for the next barrier (see [`crate::durability`]).
@@ -21,12 +22,19 @@ pub fn temp_path_for(target: &Path) -> PathBuf {
     target.with_file_name(format!(".tmp-{}", crate::stale::temp_tag(target)))
 }
 
+/// Writes `bytes` to a new temp file beside `target`. The parent folders are created only
+/// when the temp cannot be created for want of them: most writes go to folders that exist,
+/// and checking first would cost them a system call each.
 fn stage(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<(PathBuf, File)> {
-    if let Some(parent) = target.parent() {
-        fs::create_dir_all(parent)?;
-    }
     let tmp = temp_path_for(target);
-    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let create = || OpenOptions::new().write(true).create_new(true).open(&tmp);
+    let mut file = match (create(), target.parent()) {
+        (Err(err), Some(parent)) if err.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(parent)?;
+            create()?
+        }
+        (opened, _) => opened?,
+    };
     let written = file.write_all(bytes).and_then(|()| syncer.staged(&file));
     if let Err(err) = written {
         let _ = fs::remove_file(&tmp);
@@ -88,10 +96,30 @@ pub fn write_create_only(target: &Path, bytes: &[u8]) -> io::Result<()> {
 /// [`write_create_only`], synced as `syncer` decides.
 pub fn write_create_only_with(target: &Path, bytes: &[u8], syncer: &Syncer) -> io::Result<()> {
     let (tmp, file) = stage(target, bytes, syncer)?;
-    let linked = fs::hard_link(&tmp, target);
-    let _ = fs::remove_file(&tmp);
-    linked?;
+    if let Err(err) = move_no_replace(&tmp, target) {
+        let _ = fs::remove_file(&tmp);
+        return Err(err);
+    }
     placed(target, file, syncer)
+}
+
+/// Gives the file at `tmp` the name `target` unless `target` exists (`AlreadyExists`),
+/// atomically: one `renameat2(RENAME_NOREPLACE)` on Linux, else (or where the file system
+/// does not support it) a hard link and the removal of `tmp`.
+fn move_no_replace(tmp: &Path, target: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        use rustix::io::Errno;
+        match renameat_with(CWD, tmp, CWD, target, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {}
+            Err(errno) => return Err(errno.into()),
+        }
+    }
+    let linked = fs::hard_link(tmp, target);
+    let _ = fs::remove_file(tmp);
+    linked
 }
 
 /// Pretty JSON with a trailing newline, the format of every JSON document we write.

@@ -23,6 +23,17 @@ pub struct RgTiming {
     pub matching_files: usize,
 }
 
+/// Runs `rg -c -- <query> <paths…>` once; `None` without ripgrep.
+pub fn rg_count(query: &str, paths: &[PathBuf]) -> Option<std::process::Output> {
+    Command::new("rg")
+        .arg("-c")
+        .arg("--")
+        .arg(query)
+        .args(paths)
+        .output()
+        .ok()
+}
+
 /// Median wall time of `rg -c <query> <paths…>`, or `None` without ripgrep. `rg -c` prints
 /// `path:count` per matching file (just `count` for a single file), nothing when none match.
 pub fn ripgrep_median(query: &str, paths: &[PathBuf]) -> Option<RgTiming> {
@@ -30,13 +41,7 @@ pub fn ripgrep_median(query: &str, paths: &[PathBuf]) -> Option<RgTiming> {
     let mut stdout = Vec::new();
     for _ in 0..RG_RUNS {
         let started = Instant::now();
-        let output = Command::new("rg")
-            .arg("-c")
-            .arg("--")
-            .arg(query)
-            .args(paths)
-            .output()
-            .ok()?;
+        let output = rg_count(query, paths)?;
         times.push(started.elapsed());
         stdout = output.stdout;
     }
