@@ -55,7 +55,11 @@ struct World {
 /// tmpfs when the machine has it, so the disk stays out of the figure.
 fn scratch_root() -> PathBuf {
     let shm = PathBuf::from("/dev/shm");
-    if shm.is_dir() { shm } else { std::env::temp_dir() }
+    if shm.is_dir() {
+        shm
+    } else {
+        std::env::temp_dir()
+    }
 }
 
 impl World {
@@ -120,7 +124,12 @@ impl World {
     /// Checks every run ended completed with a whole journal of `expected` event types.
     async fn check(&self, outcomes: &[RunOutcome], expected: &[&'static str]) {
         for outcome in outcomes {
-            assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.failure);
+            assert_eq!(
+                outcome.status,
+                RunStatus::Completed,
+                "{:?}",
+                outcome.failure
+            );
             let events = support::events(&self.storage, &outcome.run_id).await;
             let seqs: Vec<u64> = events.iter().map(|line| line.seq).collect();
             let whole: Vec<u64> = (1..=events.len() as u64).collect();
@@ -135,7 +144,12 @@ impl World {
 async fn reference_events(model: &Arc<ScriptedModel>) -> Vec<&'static str> {
     let world = World::new(1).await;
     let outcome = world.run_one(&world.characters[0], model).await;
-    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.failure);
+    assert_eq!(
+        outcome.status,
+        RunStatus::Completed,
+        "{:?}",
+        outcome.failure
+    );
     support::events(&world.storage, &outcome.run_id)
         .await
         .iter()

@@ -48,11 +48,7 @@ pub fn durability(flag: Option<Durability>) -> CmdResult<Durability> {
     }
     match env::var(DURABILITY_ENV) {
         Ok(name) if !name.trim().is_empty() => name.parse().map_err(|err: UnknownDurability| {
-            Failed::new(
-                Exit::Usage,
-                err.code(),
-                format!("${DURABILITY_ENV}: {err}"),
-            )
+            Failed::new(Exit::Usage, err.code(), format!("${DURABILITY_ENV}: {err}"))
         }),
         _ => Ok(Durability::default()),
     }

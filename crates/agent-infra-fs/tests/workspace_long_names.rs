@@ -4,7 +4,6 @@
 
 mod workspace_support;
 
-
 use agent_application::ports::{CheckpointStore, EntryKind, WorkspaceStore, WriteGuard};
 use agent_domain::ErrorCode;
 use agent_domain::event::CheckpointReason;
