@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use agent_domain::profile::{AgentProfileDocument, ProfileSource, default_writer, resolve};
 use agent_domain::tool::{
@@ -89,14 +90,14 @@ fn mcp_fixture() -> (Vec<ToolId>, BTreeMap<ToolId, McpToolEntry>) {
             id.clone(),
             McpToolEntry::Available {
                 server_display_name: server.to_owned(),
-                descriptor: ToolDescriptor {
+                descriptor: Arc::new(ToolDescriptor {
                     id: id.clone(),
                     title: native.clone(),
                     description: format!("{server}: {native}"),
                     input_schema: schema,
                     output_schema: None,
                     annotations: Value::Null,
-                },
+                }),
             },
         );
         ids.push(id);

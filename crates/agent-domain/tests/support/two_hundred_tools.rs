@@ -8,6 +8,7 @@
 //! the compiler cannot change what it compiles without a test noticing.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use agent_domain::tool::{BuiltinTool, McpToolEntry, ToolDescriptor, ToolId, ToolPolicy};
 use agent_domain::workspace::RootAccess;
@@ -42,14 +43,14 @@ pub fn inputs() -> (ToolPolicy, BTreeMap<ToolId, McpToolEntry>) {
             id.clone(),
             McpToolEntry::Available {
                 server_display_name: server.to_owned(),
-                descriptor: ToolDescriptor {
+                descriptor: Arc::new(ToolDescriptor {
                     id: id.clone(),
                     title: native.clone(),
                     description: format!("Does thing number {n}."),
                     input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
                     output_schema: None,
                     annotations: Value::Null,
-                },
+                }),
             },
         );
         allow.push(id);
