@@ -5,7 +5,7 @@
 //! kept within [`MAX_ALIAS_BYTES`] by shortening the server part first, and made unique by
 //! a `__2`, `__3`, … suffix in allocation order.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 /// Providers accept function names of at most 64 bytes.
 pub const MAX_ALIAS_BYTES: usize = 64;
@@ -27,7 +27,8 @@ pub fn is_valid_alias(alias: &str) -> bool {
 /// Hands out unique aliases for one snapshot, deterministically in call order.
 #[derive(Debug, Clone, Default)]
 pub struct AliasAllocator {
-    used: BTreeSet<String>,
+    /// Only membership matters (allocation order comes from the calls), so a hash set.
+    used: HashSet<String>,
 }
 
 impl AliasAllocator {
@@ -68,23 +69,23 @@ impl AliasAllocator {
 }
 
 /// Every character outside `[A-Za-z0-9-]` becomes `_`, runs of `_` collapse, leading and
-/// trailing `_` go; an empty result becomes `fallback`.
+/// trailing `_` go; an empty result becomes `fallback`. Put differently: the runs of kept
+/// characters, joined by single `_`.
 fn normalise_part(raw: &str, fallback: &str) -> String {
     let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        let keep = c.is_ascii_alphanumeric() || c == '-';
-        if keep {
-            out.push(c);
-        } else if !out.ends_with('_') {
+    let runs = raw
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|run| !run.is_empty());
+    for run in runs {
+        if !out.is_empty() {
             out.push('_');
         }
+        out.push_str(run);
     }
-    let trimmed = out.trim_matches('_');
-    if trimmed.is_empty() {
-        fallback.to_owned()
-    } else {
-        trimmed.to_owned()
+    if out.is_empty() {
+        fallback.clone_into(&mut out);
     }
+    out
 }
 
 /// Joins the parts within the byte budget left after the prefix, separator and suffix.
@@ -100,9 +101,14 @@ fn compose(server: &str, tool: &str, suffix: &str) -> String {
         (server.len().min(budget - tool_len), tool_len)
     };
     // Parts are ASCII after normalisation, so byte cuts are character cuts.
-    let server = cut(server, server_len);
-    let tool = cut(tool, tool_len);
-    format!("{MCP_PREFIX}{server}{PART_SEPARATOR}{tool}{suffix}")
+    [
+        MCP_PREFIX,
+        cut(server, server_len),
+        PART_SEPARATOR,
+        cut(tool, tool_len),
+        suffix,
+    ]
+    .concat()
 }
 
 /// The first `len` bytes, without a trailing `_` (which would otherwise run into the
@@ -127,6 +133,14 @@ mod tests {
         assert_eq!(a.allocate_mcp("界面", "x"), "mcp__server__x");
         assert_eq!(a.allocate_mcp("  ", "..."), "mcp__server__tool");
         assert_eq!(a.allocate_mcp("a--b", "c__d"), "mcp__a--b__c_d");
+    }
+
+    #[test]
+    fn non_ascii_characters_collapse_like_any_other_separator() {
+        assert_eq!(normalise_part("a😀😀b", "server"), "a_b");
+        assert_eq!(normalise_part("é-x é", "server"), "-x");
+        assert_eq!(normalise_part("日本語", "server"), "server");
+        assert_eq!(normalise_part("__a  .b__", "tool"), "a_b");
     }
 
     #[test]
@@ -216,7 +230,7 @@ mod tests {
             .map(|t| t.model_alias())
             .collect();
         let mut allocator = AliasAllocator::with_reserved(reserved.iter().cloned());
-        let mut seen: BTreeSet<String> = reserved.into_iter().collect();
+        let mut seen: HashSet<String> = reserved.into_iter().collect();
         for _ in 0..10_000 {
             let mut make = |max: u64| {
                 let n = rng.next() % max;
