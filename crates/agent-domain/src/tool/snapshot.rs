@@ -4,9 +4,10 @@
 //! start. From then on advertisement, alias decoding and the request gate read only the
 //! snapshot; nothing re-reads the profile or a registry mid-invocation.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rustc_hash::{FxBuildHasher, FxHashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -95,8 +96,8 @@ impl InvocationToolSnapshot {
         if max_calls_per_invocation == 0 {
             return Err(SnapshotError::BudgetInvalid);
         }
-        let mut ids = HashSet::with_capacity(bindings.len());
-        let mut aliases = HashSet::with_capacity(bindings.len());
+        let mut ids = FxHashSet::with_capacity_and_hasher(bindings.len(), FxBuildHasher);
+        let mut aliases = FxHashSet::with_capacity_and_hasher(bindings.len(), FxBuildHasher);
         for binding in &bindings {
             if binding.model_alias.is_empty() {
                 return Err(SnapshotError::AliasEmpty(binding.tool_id().clone()));
