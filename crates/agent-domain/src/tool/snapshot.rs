@@ -625,7 +625,8 @@ mod tests {
 
     #[test]
     fn profile_wording_replaces_the_frozen_copy_only() {
-        let mut p = policy(&["workspace.read_file"]);
+        let search = mcp("search");
+        let mut p = policy(&["workspace.read_file", "dice.roll", &search.to_string()]);
         p.descriptions.insert(
             id("workspace.read_file"),
             DescriptionOverride {
@@ -633,18 +634,44 @@ mod tests {
                 properties: BTreeMap::from([("path".to_owned(), "Which draft.".to_owned())]),
             },
         );
+        p.descriptions.insert(
+            search.clone(),
+            DescriptionOverride {
+                description: None,
+                properties: BTreeMap::from([("q".to_owned(), "Words to find.".to_owned())]),
+            },
+        );
         let catalog = crate::tool::builtin_catalog().unwrap();
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
-            .unwrap()
-            .snapshot;
-        let d = &snap.bindings()[0].descriptor;
-        assert_eq!(d.description, "Read a draft.");
+        let pristine = catalog.clone();
+        let entries = BTreeMap::from([(search.clone(), available("Docs", &search))]);
+        let snap = compile_snapshot(SnapshotInputs {
+            invocation_id: "inv_root",
+            policy: &p,
+            exit_policy: ExitPolicy::RunFinishAllowed,
+            builtins: &catalog,
+            mcp: &entries,
+        })
+        .unwrap()
+        .snapshot;
+        let [read, dice, found] = snap.bindings() else {
+            panic!("three bindings expected");
+        };
+        assert_eq!(read.descriptor.description, "Read a draft.");
         assert_eq!(
-            d.input_schema["properties"]["path"]["description"],
+            read.descriptor.input_schema["properties"]["path"]["description"],
             "Which draft."
         );
-        let original = catalog.get(&id("workspace.read_file")).unwrap();
-        assert_ne!(original.description, "Read a draft.");
+        assert_eq!(
+            found.descriptor.input_schema["properties"]["q"]["description"],
+            "Words to find."
+        );
+        // The sources are untouched, and an unchanged tool shares its catalog descriptor.
+        assert_eq!(catalog, pristine);
+        assert_eq!(entries[&search], available("Docs", &search));
+        assert!(Arc::ptr_eq(
+            &dice.descriptor,
+            catalog.get(&id("dice.roll")).unwrap()
+        ));
     }
 
     #[test]
