@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use agent_domain::profile::{AgentProfileDocument, ProfileSource, default_writer, resolve};
 use agent_domain::tool::{
@@ -89,14 +90,14 @@ fn mcp_fixture() -> (Vec<ToolId>, BTreeMap<ToolId, McpToolEntry>) {
             id.clone(),
             McpToolEntry::Available {
                 server_display_name: server.to_owned(),
-                descriptor: ToolDescriptor {
+                descriptor: Arc::new(ToolDescriptor {
                     id: id.clone(),
                     title: native.clone(),
                     description: format!("{server}: {native}"),
                     input_schema: schema,
                     output_schema: None,
                     annotations: Value::Null,
-                },
+                }),
             },
         );
         ids.push(id);
@@ -204,4 +205,38 @@ fn description_overrides_apply_to_the_frozen_copy() {
         .unwrap();
     assert_ne!(original.description, changed[1].descriptor.description);
     insta::assert_json_snapshot!(changed);
+}
+
+#[path = "support/two_hundred_tools.rs"]
+mod two_hundred_tools;
+
+/// The bench's 200 tools compile to exactly these ids, aliases and budgets, with the MCP
+/// descriptors passed through untouched: the compiler's speed work must not change them.
+#[test]
+fn bench_inputs_compile_to_pinned_aliases() {
+    let (policy, mcp) = two_hundred_tools::inputs();
+    let catalog = builtin_catalog().unwrap();
+    let out = compile_snapshot(SnapshotInputs {
+        invocation_id: "inv_root",
+        policy: &policy,
+        exit_policy: ExitPolicy::RunFinishAllowed,
+        builtins: &catalog,
+        mcp: &mcp,
+    })
+    .unwrap();
+    assert!(out.diagnostics.is_empty());
+    let bindings = out.snapshot.bindings();
+    assert_eq!(bindings.len(), two_hundred_tools::TOOLS);
+    for binding in bindings {
+        match mcp.get(binding.tool_id()) {
+            Some(McpToolEntry::Available { descriptor, .. }) => {
+                assert_eq!(&binding.descriptor, descriptor);
+            }
+            Some(McpToolEntry::Unavailable { .. }) => {
+                panic!("{} is unavailable", binding.tool_id())
+            }
+            None => assert!(catalog.get(binding.tool_id()).is_some()),
+        }
+    }
+    insta::assert_json_snapshot!("two_hundred_tools", out.snapshot.summary());
 }

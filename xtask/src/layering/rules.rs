@@ -45,11 +45,12 @@ pub struct CrateRule {
 pub const RULES: &[CrateRule] = &[
     CrateRule {
         krate: "agent-domain",
-        allowed_only: Some(&["serde", "serde_json", "thiserror", "memchr"]),
+        allowed_only: Some(&["serde", "serde_json", "thiserror", "memchr", "rustc-hash"]),
         forbidden: &[],
         scan_sources: true,
         why: "agent-domain is pure types and rules: it may depend only on serde, serde_json, \
-              thiserror and memchr (substring search); no I/O, async, clock or randomness",
+              thiserror, memchr (substring search) and rustc-hash (seedless hashing); no I/O, \
+              async, clock or randomness",
     },
     CrateRule {
         krate: "agent-application",

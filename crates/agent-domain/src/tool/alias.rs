@@ -5,7 +5,7 @@
 //! kept within [`MAX_ALIAS_BYTES`] by shortening the server part first, and made unique by
 //! a `__2`, `__3`, … suffix in allocation order.
 
-use std::collections::BTreeSet;
+use rustc_hash::FxHashSet;
 
 /// Providers accept function names of at most 64 bytes.
 pub const MAX_ALIAS_BYTES: usize = 64;
@@ -27,7 +27,11 @@ pub fn is_valid_alias(alias: &str) -> bool {
 /// Hands out unique aliases for one snapshot, deterministically in call order.
 #[derive(Debug, Clone, Default)]
 pub struct AliasAllocator {
-    used: BTreeSet<String>,
+    /// Only membership matters (allocation order comes from the calls), so a hash set.
+    used: FxHashSet<String>,
+    /// The normalised parts of the alias being allocated; kept to reuse their buffers.
+    server: String,
+    tool: String,
 }
 
 impl AliasAllocator {
@@ -39,6 +43,7 @@ impl AliasAllocator {
     {
         Self {
             used: reserved.into_iter().map(Into::into).collect(),
+            ..Self::default()
         }
     }
 
@@ -49,15 +54,15 @@ impl AliasAllocator {
 
     /// Allocates `mcp__<server>__<tool>` for an MCP tool.
     pub fn allocate_mcp(&mut self, server_display_name: &str, native_name: &str) -> String {
-        let server = normalise_part(server_display_name, "server");
-        let tool = normalise_part(native_name, "tool");
+        normalise_part(server_display_name, "server", &mut self.server);
+        normalise_part(native_name, "tool", &mut self.tool);
         for n in 1usize.. {
             let suffix = if n == 1 {
                 String::new()
             } else {
                 format!("{PART_SEPARATOR}{n}")
             };
-            let candidate = compose(&server, &tool, &suffix);
+            let candidate = compose(&self.server, &self.tool, &suffix);
             if self.used.insert(candidate.clone()) {
                 return candidate;
             }
@@ -67,23 +72,30 @@ impl AliasAllocator {
     }
 }
 
-/// Every character outside `[A-Za-z0-9-]` becomes `_`, runs of `_` collapse, leading and
-/// trailing `_` go; an empty result becomes `fallback`.
-fn normalise_part(raw: &str, fallback: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        let keep = c.is_ascii_alphanumeric() || c == '-';
-        if keep {
-            out.push(c);
-        } else if !out.ends_with('_') {
-            out.push('_');
+/// Writes `raw` normalised into `out`: every character outside `[A-Za-z0-9-]` becomes `_`,
+/// runs of `_` collapse, leading and trailing `_` go; an empty result becomes `fallback`.
+/// Put differently: the runs of kept characters, joined by single `_`.
+fn normalise_part(raw: &str, fallback: &str, out: &mut String) {
+    out.clear();
+    let mut run_start = None;
+    // A trailing separator ends the last run. Kept characters are ASCII, so run edges are
+    // character boundaries and every run slices cleanly.
+    for (at, byte) in raw.bytes().chain([b'_']).enumerate() {
+        let kept = byte.is_ascii_alphanumeric() || byte == b'-';
+        match (kept, run_start) {
+            (true, None) => run_start = Some(at),
+            (false, Some(start)) => {
+                if !out.is_empty() {
+                    out.push('_');
+                }
+                out.push_str(&raw[start..at]);
+                run_start = None;
+            }
+            _ => {}
         }
     }
-    let trimmed = out.trim_matches('_');
-    if trimmed.is_empty() {
-        fallback.to_owned()
-    } else {
-        trimmed.to_owned()
+    if out.is_empty() {
+        out.push_str(fallback);
     }
 }
 
@@ -100,9 +112,14 @@ fn compose(server: &str, tool: &str, suffix: &str) -> String {
         (server.len().min(budget - tool_len), tool_len)
     };
     // Parts are ASCII after normalisation, so byte cuts are character cuts.
-    let server = cut(server, server_len);
-    let tool = cut(tool, tool_len);
-    format!("{MCP_PREFIX}{server}{PART_SEPARATOR}{tool}{suffix}")
+    [
+        MCP_PREFIX,
+        cut(server, server_len),
+        PART_SEPARATOR,
+        cut(tool, tool_len),
+        suffix,
+    ]
+    .concat()
 }
 
 /// The first `len` bytes, without a trailing `_` (which would otherwise run into the
@@ -127,6 +144,21 @@ mod tests {
         assert_eq!(a.allocate_mcp("界面", "x"), "mcp__server__x");
         assert_eq!(a.allocate_mcp("  ", "..."), "mcp__server__tool");
         assert_eq!(a.allocate_mcp("a--b", "c__d"), "mcp__a--b__c_d");
+    }
+
+    #[test]
+    fn non_ascii_characters_collapse_like_any_other_separator() {
+        let normalised = |raw: &str| {
+            let mut out = "left over".to_owned();
+            normalise_part(raw, "fallback", &mut out);
+            out
+        };
+        assert_eq!(normalised("a😀😀b"), "a_b");
+        assert_eq!(normalised("é-x é"), "-x");
+        assert_eq!(normalised("日本語"), "fallback");
+        assert_eq!(normalised("__a  .b__"), "a_b");
+        assert_eq!(normalised("ab"), "ab");
+        assert_eq!(normalised(""), "fallback");
     }
 
     #[test]
@@ -216,7 +248,7 @@ mod tests {
             .map(|t| t.model_alias())
             .collect();
         let mut allocator = AliasAllocator::with_reserved(reserved.iter().cloned());
-        let mut seen: BTreeSet<String> = reserved.into_iter().collect();
+        let mut seen: FxHashSet<String> = reserved.into_iter().collect();
         for _ in 0..10_000 {
             let mut make = |max: u64| {
                 let n = rng.next() % max;

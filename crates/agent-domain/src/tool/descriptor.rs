@@ -1,6 +1,7 @@
 //! Neutral tool descriptions and the catalog a source contributes.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -44,10 +45,11 @@ impl ToolDescriptor {
 }
 
 /// The descriptors one source (the builtins, or the cached MCP catalogs) contributes,
-/// keyed by canonical id.
+/// keyed by canonical id. Descriptors are shared, so snapshots compiled from the catalog
+/// refer to them instead of copying their schemas.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCatalog {
-    descriptors: BTreeMap<ToolId, ToolDescriptor>,
+    descriptors: BTreeMap<ToolId, Arc<ToolDescriptor>>,
 }
 
 impl ToolCatalog {
@@ -58,7 +60,7 @@ impl ToolCatalog {
         let mut map = BTreeMap::new();
         for descriptor in descriptors {
             let id = descriptor.id.clone();
-            if map.insert(id.clone(), descriptor).is_some() {
+            if map.insert(id.clone(), Arc::new(descriptor)).is_some() {
                 return Err(CatalogError::DuplicateId(id));
             }
         }
@@ -66,13 +68,13 @@ impl ToolCatalog {
     }
 
     /// The descriptor of `id`, if the source has it.
-    pub fn get(&self, id: &ToolId) -> Option<&ToolDescriptor> {
+    pub fn get(&self, id: &ToolId) -> Option<&Arc<ToolDescriptor>> {
         self.descriptors.get(id)
     }
 
     /// All descriptors, ordered by id.
     pub fn iter(&self) -> impl Iterator<Item = &ToolDescriptor> {
-        self.descriptors.values()
+        self.descriptors.values().map(Arc::as_ref)
     }
 
     pub fn len(&self) -> usize {

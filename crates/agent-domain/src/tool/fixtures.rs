@@ -1,6 +1,7 @@
 //! Test fixtures shared by the control-plane unit tests.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -25,15 +26,15 @@ pub fn policy(allow: &[&str]) -> ToolPolicy {
     }
 }
 
-pub fn mcp_descriptor(tool: &ToolId, schema: Value) -> ToolDescriptor {
-    ToolDescriptor {
+pub fn mcp_descriptor(tool: &ToolId, schema: Value) -> Arc<ToolDescriptor> {
+    Arc::new(ToolDescriptor {
         id: tool.clone(),
         title: tool.native_name().to_owned(),
         description: format!("MCP tool {}", tool.native_name()),
         input_schema: schema,
         output_schema: None,
         annotations: Value::Null,
-    }
+    })
 }
 
 pub fn object_schema() -> Value {

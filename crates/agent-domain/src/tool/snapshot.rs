@@ -4,8 +4,10 @@
 //! start. From then on advertisement, alias decoding and the request gate read only the
 //! snapshot; nothing re-reads the profile or a registry mid-invocation.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use rustc_hash::{FxBuildHasher, FxHashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -25,7 +27,9 @@ pub const TOOL_SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolBinding {
-    pub descriptor: ToolDescriptor,
+    /// Shared with the catalog or MCP entry it came from, so freezing a tool copies no
+    /// schema; a binding whose wording the invocation changes owns its own copy.
+    pub descriptor: Arc<ToolDescriptor>,
     pub model_alias: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_calls: Option<u32>,
@@ -92,8 +96,8 @@ impl InvocationToolSnapshot {
         if max_calls_per_invocation == 0 {
             return Err(SnapshotError::BudgetInvalid);
         }
-        let mut ids = BTreeSet::new();
-        let mut aliases = BTreeSet::new();
+        let mut ids = FxHashSet::with_capacity_and_hasher(bindings.len(), FxBuildHasher);
+        let mut aliases = FxHashSet::with_capacity_and_hasher(bindings.len(), FxBuildHasher);
         for binding in &bindings {
             if binding.model_alias.is_empty() {
                 return Err(SnapshotError::AliasEmpty(binding.tool_id().clone()));
@@ -212,7 +216,8 @@ pub enum McpToolEntry {
     /// The tool is cached, its server active and its permission not off.
     Available {
         server_display_name: String,
-        descriptor: ToolDescriptor,
+        /// Shared with the cached catalog; bindings share it too.
+        descriptor: Arc<ToolDescriptor>,
     },
     /// The tool cannot be offered; `code` is an `mcp.*` diagnostic code.
     Unavailable { code: String, message: String },
@@ -258,7 +263,8 @@ pub fn compile_snapshot(inputs: SnapshotInputs<'_>) -> Result<SnapshotCompilatio
     let policy = inputs.policy;
     let child = inputs.exit_policy == ExitPolicy::TaskReturnRequired;
     let mut diagnostics = Vec::new();
-    let mut selected: Vec<(ToolDescriptor, Option<String>)> = Vec::new();
+    let mut selected: Vec<(Arc<ToolDescriptor>, Source<'_>)> =
+        Vec::with_capacity(policy.allow.len() + usize::from(child));
 
     for id in policy.allow.iter().filter(|id| !policy.deny.contains(id)) {
         if id.is_builtin() {
@@ -275,15 +281,15 @@ pub fn compile_snapshot(inputs: SnapshotInputs<'_>) -> Result<SnapshotCompilatio
                 .builtins
                 .get(id)
                 .ok_or_else(|| SnapshotError::UnknownBuiltin(id.clone()))?;
-            let descriptor = with_root_wording(descriptor.clone(), builtin, &policy.roots);
-            selected.push((descriptor, None));
+            let descriptor = with_root_wording(descriptor, builtin, &policy.roots);
+            selected.push((descriptor, Source::Builtin(builtin)));
         } else {
             match inputs.mcp.get(id) {
                 Some(McpToolEntry::Available {
                     server_display_name,
                     descriptor,
                 }) if descriptor.has_object_input_schema() => {
-                    selected.push((descriptor.clone(), Some(server_display_name.clone())));
+                    selected.push((Arc::clone(descriptor), Source::Mcp(server_display_name)));
                 }
                 Some(McpToolEntry::Available { .. }) => diagnostics.push(SnapshotDiagnostic {
                     tool_id: id.clone(),
@@ -311,24 +317,26 @@ pub fn compile_snapshot(inputs: SnapshotInputs<'_>) -> Result<SnapshotCompilatio
             .builtins
             .get(&task_return)
             .ok_or(SnapshotError::UnknownBuiltin(task_return))?;
-        selected.push((descriptor.clone(), None));
+        selected.push((
+            Arc::clone(descriptor),
+            Source::Builtin(BuiltinTool::TaskReturn),
+        ));
     }
 
     let builtin_aliases = selected
         .iter()
-        .filter_map(|(d, _)| BuiltinTool::from_id(&d.id))
-        .map(BuiltinTool::model_alias)
+        .filter_map(|(_, source)| match source {
+            Source::Builtin(builtin) => Some(builtin.model_alias()),
+            Source::Mcp(_) => None,
+        })
         .chain([BuiltinTool::TaskReturn.model_alias()]);
     let mut aliases = AliasAllocator::with_reserved(builtin_aliases);
     let bindings = selected
         .into_iter()
-        .map(|(descriptor, server)| {
-            let model_alias = match (&server, BuiltinTool::from_id(&descriptor.id)) {
-                (None, Some(builtin)) => builtin.model_alias(),
-                (server, _) => aliases.allocate_mcp(
-                    server.as_deref().unwrap_or_default(),
-                    descriptor.id.native_name(),
-                ),
+        .map(|(descriptor, source)| {
+            let model_alias = match source {
+                Source::Builtin(builtin) => builtin.model_alias(),
+                Source::Mcp(server) => aliases.allocate_mcp(server, descriptor.id.native_name()),
             };
             let descriptor = match policy.descriptions.get(&descriptor.id) {
                 Some(wording) => with_profile_wording(descriptor, wording),
@@ -355,15 +363,24 @@ pub fn compile_snapshot(inputs: SnapshotInputs<'_>) -> Result<SnapshotCompilatio
     })
 }
 
+/// Where a selected tool comes from, which decides how its alias is made.
+enum Source<'a> {
+    /// A fixed alias derived from the native name.
+    Builtin(BuiltinTool),
+    /// An allocated alias; the MCP server's display name is its middle part.
+    Mcp(&'a str),
+}
+
 /// Names the invocation's own roots in the wording of workspace tools, so the model knows
-/// where it may look and write without trial and error.
+/// where it may look and write without trial and error. Other tools keep sharing the
+/// catalog's descriptor.
 fn with_root_wording(
-    mut descriptor: ToolDescriptor,
+    descriptor: &Arc<ToolDescriptor>,
     tool: BuiltinTool,
     roots: &RootAccess,
-) -> ToolDescriptor {
+) -> Arc<ToolDescriptor> {
     let sentence = match tool.workspace_use() {
-        WorkspaceUse::None => return descriptor,
+        WorkspaceUse::None => return Arc::clone(descriptor),
         WorkspaceUse::Reads => format!(
             "Visible roots: {}; {RUNTIME_RESULTS_ROOT}/ holds earlier tool results and is read-only.",
             RootAccess::describe(&roots.visible)
@@ -372,21 +389,24 @@ fn with_root_wording(
             format!("Writable roots: {}.", RootAccess::describe(&roots.writable))
         }
     };
-    descriptor.description = format!("{} {sentence}", descriptor.description);
-    descriptor
+    Arc::new(ToolDescriptor {
+        description: format!("{} {sentence}", descriptor.description),
+        ..ToolDescriptor::clone(descriptor)
+    })
 }
 
 /// Applies a profile's replacement wording to the frozen copy; the catalog's descriptor is
-/// never changed.
+/// never changed (the first write unshares it).
 fn with_profile_wording(
-    mut descriptor: ToolDescriptor,
+    mut descriptor: Arc<ToolDescriptor>,
     wording: &DescriptionOverride,
-) -> ToolDescriptor {
+) -> Arc<ToolDescriptor> {
+    let frozen = Arc::make_mut(&mut descriptor);
     if let Some(text) = wording.description.as_deref().map(str::trim) {
-        descriptor.description = text.to_owned();
+        frozen.description = text.to_owned();
     }
     for (property, text) in &wording.properties {
-        if let Some(schema) = descriptor
+        if let Some(schema) = frozen
             .input_schema
             .get_mut("properties")
             .and_then(|props| props.get_mut(property))
@@ -605,7 +625,8 @@ mod tests {
 
     #[test]
     fn profile_wording_replaces_the_frozen_copy_only() {
-        let mut p = policy(&["workspace.read_file"]);
+        let search = mcp("search");
+        let mut p = policy(&["workspace.read_file", "dice.roll", &search.to_string()]);
         p.descriptions.insert(
             id("workspace.read_file"),
             DescriptionOverride {
@@ -613,18 +634,44 @@ mod tests {
                 properties: BTreeMap::from([("path".to_owned(), "Which draft.".to_owned())]),
             },
         );
+        p.descriptions.insert(
+            search.clone(),
+            DescriptionOverride {
+                description: None,
+                properties: BTreeMap::from([("q".to_owned(), "Words to find.".to_owned())]),
+            },
+        );
         let catalog = crate::tool::builtin_catalog().unwrap();
-        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
-            .unwrap()
-            .snapshot;
-        let d = &snap.bindings()[0].descriptor;
-        assert_eq!(d.description, "Read a draft.");
+        let pristine = catalog.clone();
+        let entries = BTreeMap::from([(search.clone(), available("Docs", &search))]);
+        let snap = compile_snapshot(SnapshotInputs {
+            invocation_id: "inv_root",
+            policy: &p,
+            exit_policy: ExitPolicy::RunFinishAllowed,
+            builtins: &catalog,
+            mcp: &entries,
+        })
+        .unwrap()
+        .snapshot;
+        let [read, dice, found] = snap.bindings() else {
+            panic!("three bindings expected");
+        };
+        assert_eq!(read.descriptor.description, "Read a draft.");
         assert_eq!(
-            d.input_schema["properties"]["path"]["description"],
+            read.descriptor.input_schema["properties"]["path"]["description"],
             "Which draft."
         );
-        let original = catalog.get(&id("workspace.read_file")).unwrap();
-        assert_ne!(original.description, "Read a draft.");
+        assert_eq!(
+            found.descriptor.input_schema["properties"]["q"]["description"],
+            "Words to find."
+        );
+        // The sources are untouched, and an unchanged tool shares its catalog descriptor.
+        assert_eq!(catalog, pristine);
+        assert_eq!(entries[&search], available("Docs", &search));
+        assert!(Arc::ptr_eq(
+            &dice.descriptor,
+            catalog.get(&id("dice.roll")).unwrap()
+        ));
     }
 
     #[test]
@@ -646,12 +693,16 @@ mod tests {
     #[test]
     fn construction_invariants() {
         let binding = |alias: &str, max: Option<u32>| ToolBinding {
-            descriptor: crate::tool::builtin::builtin_descriptor(BuiltinTool::DiceRoll),
+            descriptor: Arc::new(crate::tool::builtin::builtin_descriptor(
+                BuiltinTool::DiceRoll,
+            )),
             model_alias: alias.into(),
             max_calls: max,
         };
         let other = ToolBinding {
-            descriptor: crate::tool::builtin::builtin_descriptor(BuiltinTool::SkillList),
+            descriptor: Arc::new(crate::tool::builtin::builtin_descriptor(
+                BuiltinTool::SkillList,
+            )),
             model_alias: "dice_roll".into(),
             max_calls: None,
         };
