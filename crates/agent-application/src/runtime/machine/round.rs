@@ -631,10 +631,13 @@ impl InvocationMachine {
         Arc::make_mut(&mut self.history)
     }
 
+    /// Whether an earlier turn used `call_id`; walks the parts without collecting each
+    /// message's calls, since it runs for every call of every response.
     fn call_id_seen(&self, call_id: &str) -> bool {
         self.history
             .iter()
-            .flat_map(AgentModelMessage::tool_calls)
+            .flat_map(|message| &message.parts)
+            .filter_map(AgentModelContentPart::as_tool_call)
             .any(|call| call.call_id == call_id)
     }
 
