@@ -730,8 +730,8 @@ fn fixture(
     }
     assert_eq!(messages.len(), MESSAGES, "{}", format.name);
     let request = AgentModelRequest {
-        messages,
-        tools: tools.to_vec(),
+        messages: messages.into(),
+        tools: tools.to_vec().into(),
         tool_choice: ToolChoice::Auto,
         provider_state: ProviderState::initial("run_bench", "inv_root"),
         parameters: GenerationParameters {

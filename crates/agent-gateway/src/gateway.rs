@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::connection::{ConnectionConfig, ProviderFormat, is_sensitive_header};
@@ -466,7 +467,7 @@ fn for_model<'a>(request: &'a AgentModelRequest, model: &str) -> Cow<'a, AgentMo
         return Cow::Borrowed(request);
     }
     let mut own = request.clone();
-    for message in &mut own.messages {
+    for message in Arc::make_mut(&mut own.messages) {
         message.parts.retain(|part| !foreign(part));
     }
     Cow::Owned(own)

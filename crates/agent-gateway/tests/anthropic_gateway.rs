@@ -8,6 +8,8 @@
 
 mod support;
 
+use std::sync::Arc;
+
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
 use agent_domain::model::{
@@ -443,7 +445,7 @@ async fn no_key_no_key_header_params_and_version_override() {
         .insert("system".into(), json!("ignored: owned by the adapter"));
     let mut request = call(opening(), 1);
     request.request.tool_choice = ToolChoice::Specific(read_file());
-    request.request.tools[0].input_schema["$schema"] =
+    Arc::make_mut(&mut request.request.tools)[0].input_schema["$schema"] =
         json!("https://json-schema.org/draft/2020-12/schema");
     let canonical = request.request.tools[0].input_schema.clone();
     HttpModelGateway::new(connection)

@@ -9,6 +9,7 @@
 mod support;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
@@ -563,7 +564,7 @@ async fn no_key_no_header_choice_generation_config_and_schemas() {
     request.request.parameters.top_p = Some(0.9);
     request.request.parameters.max_output_tokens = Some(2048);
     request.request.parameters.reasoning_budget_tokens = Some(1024);
-    let schema = &mut request.request.tools[0].input_schema;
+    let schema = &mut Arc::make_mut(&mut request.request.tools)[0].input_schema;
     schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
     schema["properties"]["title"] = json!({"type": "string", "title": "Title"});
     let canonical = request.request.tools.clone();
@@ -603,7 +604,8 @@ async fn no_key_no_header_choice_generation_config_and_schemas() {
     assert!(canonical[0].input_schema.get("$schema").is_some());
 
     // The OpenAPI subset, on a copy: unsupported keywords go, property names stay.
-    request.request.tools[0].input_schema["additionalProperties"] = json!(false);
+    Arc::make_mut(&mut request.request.tools)[0].input_schema["additionalProperties"] =
+        json!(false);
     let canonical = request.request.tools.clone();
     let body = gemini::encode(&request.request, &Map::new(), SchemaMode::OpenApi).unwrap();
     let parameters = &body["tools"][0]["functionDeclarations"][0]["parameters"];

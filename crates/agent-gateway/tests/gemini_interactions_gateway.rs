@@ -9,6 +9,7 @@
 mod support;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
@@ -472,9 +473,7 @@ async fn thoughts_and_unknown_steps_are_replayed_on_their_exact_steps() {
     messages.push(first.message.clone());
     messages.extend(results_for(&first.tool_calls()));
     let mut second = call(messages, 2);
-    let renamed = second
-        .request
-        .tools
+    let renamed = Arc::make_mut(&mut second.request.tools)
         .iter_mut()
         .find(|t| t.tool_id == read_file())
         .unwrap();
@@ -549,7 +548,7 @@ async fn a_historical_call_whose_tool_left_the_request_fails_fast() {
     messages.push(first.message.clone());
     messages.extend(results_for(&first.tool_calls()));
     let mut second = call(messages, 2);
-    second.request.tools.retain(|t| t.tool_id != read_file());
+    Arc::make_mut(&mut second.request.tools).retain(|t| t.tool_id != read_file());
     let error = gateway.generate(second).await.unwrap_err();
     assert_eq!(
         (error.kind, error.code()),
@@ -908,7 +907,7 @@ async fn no_key_no_header_params_choice_and_sanitised_schemas() {
         .parameters
         .extra
         .insert("service_tier".into(), json!("flex"));
-    let schema = &mut request.request.tools[0].input_schema;
+    let schema = &mut Arc::make_mut(&mut request.request.tools)[0].input_schema;
     schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
     schema["additionalProperties"] = json!(false);
     schema["properties"]["title"] = json!({"type": "string", "title": "Title"});
@@ -950,7 +949,7 @@ async fn no_key_no_header_params_choice_and_sanitised_schemas() {
 
     // Without tools there is no tool choice to send.
     let mut bare = call(opening(), 1).request;
-    bare.tools.clear();
+    Arc::make_mut(&mut bare.tools).clear();
     let body =
         gemini_interactions::encode(&bare, MODEL, &Map::new(), false, Continuation::Full).unwrap();
     assert!(body.get("tools").is_none() && body.get("generation_config").is_none());

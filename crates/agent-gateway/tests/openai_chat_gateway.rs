@@ -7,6 +7,7 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
@@ -536,7 +537,7 @@ async fn a_historical_tool_missing_from_the_request_fails_before_sending() {
         Value::Null,
     )));
     let mut next = call(messages, 2);
-    next.request.tools.retain(|t| t.tool_id != read_file());
+    Arc::make_mut(&mut next.request.tools).retain(|t| t.tool_id != read_file());
     let error = gateway.generate(next).await.unwrap_err();
     assert_eq!(
         (error.kind, error.code()),

@@ -64,8 +64,9 @@ fn call_in(run: &str, profile: &str, kind: InvocationKind) -> ModelCall {
             messages: vec![
                 AgentModelMessage::system("You are a writer."),
                 AgentModelMessage::user("Continue the story."),
-            ],
-            tools: tools(exit),
+            ]
+            .into(),
+            tools: tools(exit).into(),
             tool_choice: ToolChoice::Auto,
             provider_state: ProviderState::initial(run, invocation.as_str()),
             parameters: GenerationParameters::default(),

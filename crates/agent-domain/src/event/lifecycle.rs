@@ -219,8 +219,9 @@ mod tests {
             messages: vec![
                 crate::model::AgentModelMessage::system("s"),
                 crate::model::AgentModelMessage::user("u"),
-            ],
-            tools: Vec::new(),
+            ]
+            .into(),
+            tools: Default::default(),
             tool_choice: crate::tool::ToolChoice::Auto,
             provider_state: crate::model::ProviderState::initial("run_1", "inv_root"),
             parameters: Default::default(),

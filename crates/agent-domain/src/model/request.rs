@@ -1,5 +1,7 @@
 //! [`AgentModelRequest`]: everything a provider adapter needs for one model call.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -67,11 +69,16 @@ pub struct GenerationParameters {
 /// `tools` are this turn's request-scoped projection of the invocation's tool snapshot:
 /// the only place aliases exist. Adapters encode historical tool calls and results through
 /// it and decode the response's calls through it; nothing else maps aliases.
+///
+/// `messages` and `tools` are shared, not owned: an invocation's requests repeat its whole
+/// transcript and the same tool list round after round, so the runtime hands each request
+/// a reference to what it keeps rather than a deep copy (the JSON is the same as a plain
+/// list's). An adapter that must edit them clones on write (`Arc::make_mut`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentModelRequest {
-    pub messages: Vec<AgentModelMessage>,
-    pub tools: Vec<AgentModelTool>,
+    pub messages: Arc<Vec<AgentModelMessage>>,
+    pub tools: Arc<Vec<AgentModelTool>>,
     pub tool_choice: ToolChoice,
     pub provider_state: ProviderState,
     #[serde(default)]
@@ -115,11 +122,11 @@ mod tests {
 
     fn request() -> AgentModelRequest {
         AgentModelRequest {
-            messages: vec![
+            messages: Arc::new(vec![
                 AgentModelMessage::system("rules"),
                 AgentModelMessage::user("hi"),
-            ],
-            tools: vec![tool("workspace.write_file"), tool("workspace.finish")],
+            ]),
+            tools: Arc::new(vec![tool("workspace.write_file"), tool("workspace.finish")]),
             tool_choice: ToolChoice::Auto,
             provider_state: ProviderState::initial("run_1", "inv_root"),
             parameters: GenerationParameters {
@@ -161,6 +168,9 @@ mod tests {
     fn json_round_trip() {
         let request = request();
         let value = serde_json::to_value(&request).unwrap();
+        // Shared lists serialise as the plain arrays they hold.
+        assert_eq!(value["messages"][1]["role"], json!("user"));
+        assert_eq!(value["tools"][1]["alias"], json!("workspace_finish"));
         assert_eq!(value["toolChoice"], json!("auto"));
         assert_eq!(
             value["parameters"],

@@ -45,7 +45,7 @@ pub fn encode(
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut system = Vec::new();
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for message in &request.messages {
+    for message in request.messages.iter() {
         let (role, blocks) = match message.role {
             ModelRole::System => {
                 system.push(wire::plain_text(message, FORMAT)?);

@@ -57,7 +57,7 @@ pub fn encode(
     // Calls of the latest model turn: call id → (position, whether to send the id).
     let mut open_calls: HashMap<String, (usize, bool)> = HashMap::new();
     let mut responses: Vec<(usize, Value)> = Vec::new();
-    for message in &request.messages {
+    for message in request.messages.iter() {
         if message.role != ModelRole::Tool {
             flush_responses(&mut responses, &mut contents);
         }

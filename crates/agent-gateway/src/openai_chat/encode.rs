@@ -39,7 +39,7 @@ pub fn encode(
     check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut messages = Vec::with_capacity(request.messages.len());
-    for message in &request.messages {
+    for message in request.messages.iter() {
         encode_message(message, &decoder, dialect, &mut messages)?;
     }
     let mut body = Map::new();

@@ -52,8 +52,8 @@ pub fn call(messages: Vec<AgentModelMessage>, round: u32) -> ModelCall {
         round,
         attempt: 1,
         request: AgentModelRequest {
-            messages,
-            tools: tools(),
+            messages: messages.into(),
+            tools: tools().into(),
             tool_choice: ToolChoice::Auto,
             provider_state: ProviderState::initial("run_http", "inv_root"),
             parameters: GenerationParameters::default(),

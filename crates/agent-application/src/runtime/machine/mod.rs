@@ -36,12 +36,15 @@ mod step;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
+
 use agent_domain::event::{Presentation, RunFailurePayload};
 use agent_domain::model::{AgentModelMessage, GenerationParameters, ProviderState};
 use agent_domain::profile::ModelRetryPolicy;
 use agent_domain::run::InvocationId;
 use agent_domain::tool::{
-    ExitPolicy, InvocationToolSnapshot, ToolChoice, ToolRequestGate, ToolTurnContract,
+    AgentModelTool, ExitPolicy, InvocationToolSnapshot, ToolChoice, ToolRequestGate,
+    ToolTurnContract,
 };
 use agent_domain::workspace::WorkspacePath;
 use serde::{Deserialize, Serialize};
@@ -73,8 +76,15 @@ pub struct InvocationMachine {
     label: ModelLabel,
     snapshot: InvocationToolSnapshot,
     turn: ToolTurnContract,
+    /// `turn` projected onto `snapshot`: every request of the invocation advertises this
+    /// same list, so it is built once and shared. Derived, hence not saved: a restored
+    /// machine projects it again on its next request.
+    #[serde(skip)]
+    model_tools: Option<Arc<Vec<AgentModelTool>>>,
     gate: ToolRequestGate,
-    history: Vec<AgentModelMessage>,
+    /// Shared with the requests built from it; it grows only once the model call that
+    /// read it is over, so appending does not copy it.
+    history: Arc<Vec<AgentModelMessage>>,
     /// User messages (guidance, child results) waiting for the next round.
     queued: Vec<AgentModelMessage>,
     provider_state: ProviderState,
@@ -103,7 +113,7 @@ impl InvocationMachine {
             });
         }
         let turn = ToolTurnContract::all(&setup.snapshot, ToolChoice::Auto)?;
-        turn.model_tools(&setup.snapshot)?;
+        let model_tools = Arc::new(turn.model_tools(&setup.snapshot)?);
         Ok(Self {
             direct_output_path: direct_output_path(&setup.message_body_path),
             invocation_id: setup.invocation_id,
@@ -113,8 +123,9 @@ impl InvocationMachine {
             label: setup.label,
             snapshot: setup.snapshot,
             turn,
+            model_tools: Some(model_tools),
             gate: ToolRequestGate::new(),
-            history: setup.messages,
+            history: Arc::new(setup.messages),
             queued: Vec::new(),
             provider_state: setup.provider_state,
             parameters: setup.parameters,

@@ -1,6 +1,8 @@
 //! The transitions: starting a round, model answers and errors, drift, tool calls one by
 //! one, auto-publish, closing a round and ending the loop.
 
+use std::sync::Arc;
+
 use agent_domain::ErrorCode;
 use agent_domain::event::{
     AgentLoopFinishedPayload, DriftRecoveryAttemptedPayload, LoopEnding,
@@ -368,7 +370,9 @@ impl InvocationMachine {
 
     fn start_round(&mut self) -> Action {
         self.round += 1;
-        self.history.append(&mut self.queued);
+        if !self.queued.is_empty() {
+            Arc::make_mut(&mut self.history).append(&mut self.queued);
+        }
         let request = match self.build_request() {
             Ok(request) => request,
             Err(failure) => return self.finish_failed(failure),
@@ -409,13 +413,21 @@ impl InvocationMachine {
         }
     }
 
-    fn build_request(&self) -> Result<AgentModelRequest, RunFailurePayload> {
-        let tools = self
-            .turn
-            .model_tools(&self.snapshot)
-            .map_err(|error| policy::fault(error.code(), error.to_string()))?;
+    /// The request of this round: the history and the projected tools are shared with the
+    /// machine, not copied.
+    fn build_request(&mut self) -> Result<AgentModelRequest, RunFailurePayload> {
+        let tools = match &self.model_tools {
+            Some(tools) => Arc::clone(tools),
+            None => {
+                let tools = self
+                    .turn
+                    .model_tools(&self.snapshot)
+                    .map_err(|error| policy::fault(error.code(), error.to_string()))?;
+                Arc::clone(self.model_tools.insert(Arc::new(tools)))
+            }
+        };
         Ok(AgentModelRequest {
-            messages: self.history.clone(),
+            messages: Arc::clone(&self.history),
             tools,
             tool_choice: self.turn.choice().clone(),
             provider_state: self.provider_state.clone(),
@@ -447,7 +459,7 @@ impl InvocationMachine {
             return Some(self.finish_failed(policy::tool_call_required(&self.snapshot)));
         }
         if has_content(&assistant) {
-            self.history.push(assistant);
+            self.history_mut().push(assistant);
         }
         let reminder = policy::drift_reminder(
             &self.snapshot,
@@ -455,7 +467,7 @@ impl InvocationMachine {
             &self.ledger,
             captured.then_some(&self.direct_output_path),
         );
-        self.history.push(AgentModelMessage::user(reminder));
+        self.history_mut().push(AgentModelMessage::user(reminder));
         self.drift_attempts += 1;
         self.outbox.push(RunEvent::DriftRecoveryAttempted(
             DriftRecoveryAttemptedPayload {
@@ -572,9 +584,9 @@ impl InvocationMachine {
             ending,
             ..
         } = round;
-        self.history.push(assistant);
-        self.history
-            .extend(results.into_iter().map(AgentModelMessage::tool_result));
+        let history = self.history_mut();
+        history.push(assistant);
+        history.extend(results.into_iter().map(AgentModelMessage::tool_result));
         if let Some(ending) = ending {
             return Some(self.finish_loop(ending));
         }
@@ -613,10 +625,19 @@ impl InvocationMachine {
         Action::Finish(outcome)
     }
 
+    /// The history to append to. It is copied only if a request built from it is still
+    /// alive (a driver that kept one); normally the model call is over and it is not.
+    fn history_mut(&mut self) -> &mut Vec<AgentModelMessage> {
+        Arc::make_mut(&mut self.history)
+    }
+
+    /// Whether an earlier turn used `call_id`; walks the parts without collecting each
+    /// message's calls, since it runs for every call of every response.
     fn call_id_seen(&self, call_id: &str) -> bool {
         self.history
             .iter()
-            .flat_map(AgentModelMessage::tool_calls)
+            .flat_map(|message| &message.parts)
+            .filter_map(AgentModelContentPart::as_tool_call)
             .any(|call| call.call_id == call_id)
     }
 
