@@ -123,23 +123,38 @@ impl Recorder {
         Ok(state.record.status)
     }
 
-    /// Journals the run's end: its terminal status, then the terminal event. Nothing is
-    /// journaled for this run afterwards.
+    /// Journals the run's end: its terminal status, then the terminal event, and only then
+    /// saves the record. Nothing is journaled for this run afterwards. The record follows
+    /// the journal: a crash before the save leaves a record behind a finished journal,
+    /// which `runs cancel` brings up to date, never a terminal record over a journal
+    /// without its terminal event (which nothing could finish any more).
     pub async fn terminate(&self, status: RunStatus, event: RunEvent) -> Result<AgentRun, Fault> {
         let mut state = self.live.state.lock().await;
         if state.terminal {
             return Ok(state.record.clone());
         }
-        let saved = if state.record.status == status {
-            Ok(())
+        let changed = state.record.status != status;
+        let journaled = if changed {
+            state.record.status = status;
+            state.record.updated_at = self.now();
+            self.emit(RunEvent::StatusChanged(StatusChangedPayload { status }))
+                .await
+                .map(|_| ())
         } else {
-            self.change_status(&mut state, status).await
+            Ok(())
         };
-        // The terminal event is written even when the status could not be saved: the
+        // The terminal event is written even when the status line could not be: the
         // journal is the run's source of truth.
         let appended = self.emit(event).await;
         state.terminal = true;
-        saved.and(appended.map(|_| ()))?;
+        journaled.and(appended.map(|_| ()))?;
+        if changed {
+            self.ports
+                .runs
+                .save_run(&state.record)
+                .await
+                .map_err(|error| Fault::of(&error).context("saving the run record"))?;
+        }
         Ok(state.record.clone())
     }
 }
