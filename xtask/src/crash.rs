@@ -487,7 +487,9 @@ impl Campaign {
         })
     }
 
-    /// After a kill: cancel the unfinished run with `runs cancel`, make a normal run, read
+    /// After a kill: `runs cancel` every run the kill touched (it finishes a run without its
+    /// terminal event, brings a record left behind its finished journal up to date, and
+    /// leaves an ended run alone), make a normal run, read
     /// the killed run back with `runs show`, and check every invariant again, now with no
     /// unfinished run and no temp file allowed. Returns the violations found.
     fn recover(
@@ -497,19 +499,17 @@ impl Campaign {
         after_kill: &Report,
     ) -> Result<Vec<String>> {
         let mut violations = Vec::new();
-        for (run, journal) in &after_kill.journals {
-            if journal.terminal().is_none() {
-                let output = self
-                    .tavern()
-                    .args(["runs", "cancel", run, "--json"])
-                    .output()?;
-                if !output.status.success() {
-                    violations.push(format!(
-                        "`runs cancel {run}` failed ({}): {}",
-                        output.status,
-                        String::from_utf8_lossy(&output.stderr).trim()
-                    ));
-                }
+        for run in after_kill.journals.keys() {
+            let output = self
+                .tavern()
+                .args(["runs", "cancel", run, "--json"])
+                .output()?;
+            if !output.status.success() {
+                violations.push(format!(
+                    "`runs cancel {run}` failed ({}): {}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ));
             }
         }
         let (recovery, _) = self.complete_run(
