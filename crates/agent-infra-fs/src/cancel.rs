@@ -14,7 +14,7 @@ use async_trait::async_trait;
 
 use crate::atomic::write_create_only;
 use crate::layout::RunDir;
-use crate::run_locator::RunLocator;
+use crate::run_locator::{Cost, RunLocator};
 use crate::runs::store_io::{integrity, io_error};
 
 /// Name of the marker file inside the run directory.
@@ -73,19 +73,19 @@ fn clear_blocking(dir: &RunDir) -> Result<(), StoreError> {
 impl CancelRequests for FsCancelRequests {
     async fn request(&self, run: &RunId) -> Result<(), StoreError> {
         self.locator
-            .with_run_dir(run, |dir| request_blocking(&dir))
+            .with_run_dir(run, Cost::Small, |dir| request_blocking(&dir))
             .await
     }
 
     async fn is_requested(&self, run: &RunId) -> Result<bool, StoreError> {
         self.locator
-            .with_run_dir(run, |dir| is_requested_blocking(&dir))
+            .with_run_dir(run, Cost::Small, |dir| is_requested_blocking(&dir))
             .await
     }
 
     async fn clear(&self, run: &RunId) -> Result<(), StoreError> {
         self.locator
-            .with_run_dir(run, |dir| clear_blocking(&dir))
+            .with_run_dir(run, Cost::Small, |dir| clear_blocking(&dir))
             .await
     }
 }

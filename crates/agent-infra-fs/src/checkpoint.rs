@@ -29,7 +29,7 @@ use crate::confine::Parents;
 use crate::digest::sha256_hex;
 use crate::durability::Syncer;
 use crate::layout::RunDir;
-use crate::run_locator::RunLocator;
+use crate::run_locator::{Cost, RunLocator};
 use crate::workspace::{Area, StripedLocks};
 
 const RECORD_FILE: &str = "checkpoint.json";
@@ -62,7 +62,7 @@ impl FsCheckpointStore {
     ) -> Result<Vec<u8>, StoreError> {
         let (id, file) = (record.id.clone(), file.clone());
         self.locator
-            .with_run_dir(run, move |dir| read_file(&dir, &id, &file))
+            .with_run_dir(run, Cost::Large, move |dir| read_file(&dir, &id, &file))
             .await
     }
 }
@@ -359,10 +359,12 @@ impl CheckpointStore for FsCheckpointStore {
             files: files.to_vec(),
             created_at: created_at.to_owned(),
         };
+        // Each file copies at most a small file's bytes (larger ones are linked).
+        let cost = Cost::of_bytes(files.len().saturating_mul(blobs::SHARED_MIN_BYTES as usize));
         let (locks, newest) = (self.locks.clone(), self.newest.clone());
         let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, cost, move |dir| {
                 let context = Context {
                     locks: &locks,
                     newest: &newest,
@@ -374,7 +376,9 @@ impl CheckpointStore for FsCheckpointStore {
     }
 
     async fn list(&self, run: &RunId) -> Result<Vec<CheckpointRecord>, StoreError> {
-        self.locator.with_run_dir(run, |dir| list(&dir)).await
+        self.locator
+            .with_run_dir(run, Cost::Large, |dir| list(&dir))
+            .await
     }
 }
 

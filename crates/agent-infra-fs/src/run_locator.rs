@@ -21,6 +21,8 @@ use serde::Deserialize;
 
 use crate::durability::{Durability, Syncer};
 use crate::layout::{DataDir, RunDir};
+pub(crate) use crate::runs::store_io::Cost;
+use crate::runs::store_io::run_io;
 use crate::stale::sweep_opened_run;
 
 /// Maps run ids to run directories. Cheap to clone; clones share one cache.
@@ -141,10 +143,12 @@ impl RunLocator {
         Ok(entry.workspace_id)
     }
 
-    /// Runs blocking file work on the run's directory on tokio's blocking pool.
+    /// Runs file work on the run's directory where its [`Cost`] says (see
+    /// [`run_io`]).
     pub(crate) async fn with_run_dir<T, E>(
         &self,
         run: &RunId,
+        cost: Cost,
         work: impl FnOnce(RunDir) -> Result<T, E> + Send + 'static,
     ) -> Result<T, E>
     where
@@ -153,11 +157,11 @@ impl RunLocator {
     {
         let locator = self.clone();
         let run = run.clone();
-        let task = tokio::task::spawn_blocking(move || work(locator.run_dir(&run)?));
-        match task.await {
-            Ok(result) => result,
-            Err(err) => Err(LocateError::WorkerLost(err.to_string()).into()),
-        }
+        let work = move || work(locator.run_dir(&run)?);
+        run_io(cost, self.syncer(), work, |detail| {
+            LocateError::WorkerLost(detail).into()
+        })
+        .await
     }
 }
 

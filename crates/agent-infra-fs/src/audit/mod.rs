@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::digest::audit_stem;
 use crate::durability::Syncer;
 use crate::layout::RunDir;
-use crate::run_locator::RunLocator;
+use crate::run_locator::{Cost, RunLocator};
 
 /// The `AuditStore` over run directories.
 #[derive(Debug, Clone)]
@@ -114,15 +114,17 @@ fn read(dir: &RunDir, target: &Path) -> Result<Value, StoreError> {
 }
 
 impl FsAuditStore {
-    /// Runs `write` on the run's directory (blocking pool) with the data directory's syncer.
+    /// Runs `write` of about `bytes` bytes on the run's directory with the data
+    /// directory's syncer.
     async fn writing(
         &self,
         run: &RunId,
+        bytes: usize,
         write: impl FnOnce(&RunDir, &Syncer) -> Result<AuditRef, StoreError> + Send + 'static,
     ) -> Result<AuditRef, StoreError> {
         let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, move |dir| write(&dir, &syncer))
+            .with_run_dir(run, Cost::of_bytes(bytes), move |dir| write(&dir, &syncer))
             .await
     }
 }
@@ -136,7 +138,7 @@ impl AuditStore for FsAuditStore {
         arguments: &Value,
     ) -> Result<AuditRef, StoreError> {
         let (call_id, arguments) = (call_id.to_owned(), arguments.clone());
-        self.writing(run, move |dir, syncer| {
+        self.writing(run, text_bytes(&arguments), move |dir, syncer| {
             create_value(dir, &tool_args_file(dir, &call_id), arguments, syncer)
         })
         .await
@@ -147,8 +149,9 @@ impl AuditStore for FsAuditStore {
         run: &RunId,
         result: &AgentToolResult,
     ) -> Result<AuditRef, StoreError> {
+        let bytes = result.content.len() + text_bytes(&result.structured);
         let result = result.clone();
-        self.writing(run, move |dir, syncer| {
+        self.writing(run, bytes, move |dir, syncer| {
             create(
                 dir,
                 &tool_result_file(dir, &result.call_id),
@@ -167,7 +170,7 @@ impl AuditStore for FsAuditStore {
         document: &Value,
     ) -> Result<AuditRef, StoreError> {
         let (invocation, document) = (invocation.clone(), document.clone());
-        self.writing(run, move |dir, syncer| {
+        self.writing(run, text_bytes(&document), move |dir, syncer| {
             let target = model_response_file(dir, &invocation, round);
             create_value(dir, &target, document, syncer)
         })
@@ -182,7 +185,7 @@ impl AuditStore for FsAuditStore {
     ) -> Result<Value, StoreError> {
         let invocation = invocation.clone();
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, Cost::Large, move |dir| {
                 read(&dir, &model_response_file(&dir, &invocation, round))
             })
             .await
@@ -199,7 +202,8 @@ impl AuditStore for FsAuditStore {
             message: err.to_string(),
         })?;
         let snapshot = snapshot.clone();
-        self.writing(run, move |dir, syncer| {
+        // Tool descriptors: bounded by the profile's tool limits.
+        self.writing(run, 0, move |dir, syncer| {
             let target = invocation_input_dir(dir, &id).join("tool_snapshot.json");
             create(dir, &target, &snapshot, syncer)
         })
@@ -214,7 +218,7 @@ impl AuditStore for FsAuditStore {
         value: &Value,
     ) -> Result<AuditRef, StoreError> {
         let (invocation, value) = (invocation.cloned(), value.clone());
-        self.writing(run, move |dir, syncer| {
+        self.writing(run, text_bytes(&value), move |dir, syncer| {
             let target = input_file(dir, invocation.as_ref(), document);
             create_value(dir, &target, value, syncer)
         })
@@ -223,10 +227,23 @@ impl AuditStore for FsAuditStore {
 
     async fn read_input(&self, run: &RunId, document: InputDocument) -> Result<Value, StoreError> {
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, Cost::Large, move |dir| {
                 read(&dir, &input_file(&dir, None, document))
             })
             .await
+    }
+}
+
+/// The bytes of the strings in `value`, which are nearly all of what writing it costs.
+fn text_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len(),
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, item)| key.len() + text_bytes(item))
+            .sum(),
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
     }
 }
 

@@ -22,7 +22,7 @@ use async_trait::async_trait;
 
 use crate::layout::DataDir;
 use crate::run_locator::RunLocator;
-use store_io::blocking;
+use store_io::{Cost, run_io};
 
 /// The [`RunStore`] over a data directory. Every write is atomic; creating a run claims its
 /// index entry create-only.
@@ -47,8 +47,23 @@ impl FsRunStore {
         &self,
         work: impl FnOnce(&DataDir) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
+        self.with_data_costing(Cost::Large, work).await
+    }
+
+    /// Runs `work` against the data directory where its [`Cost`] says.
+    async fn with_data_costing<T: Send + 'static>(
+        &self,
+        cost: Cost,
+        work: impl FnOnce(&DataDir) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
         let data = self.data.clone();
-        blocking(move || work(&data), StoreError::Io).await
+        run_io(
+            cost,
+            self.locator.syncer(),
+            move || work(&data),
+            StoreError::Io,
+        )
+        .await
     }
 }
 
@@ -66,9 +81,12 @@ impl RunStore for FsRunStore {
     }
 
     async fn save_run(&self, run: &AgentRun) -> Result<(), StoreError> {
+        // A record's two small documents, synced at the next barrier.
         let (run, syncer) = (run.clone(), self.locator.syncer().clone());
-        self.with_data(move |data| records::save_run(data, &run, &syncer))
-            .await
+        self.with_data_costing(Cost::Small, move |data| {
+            records::save_run(data, &run, &syncer)
+        })
+        .await
     }
 
     async fn load_run(&self, id: &RunId) -> Result<AgentRun, StoreError> {

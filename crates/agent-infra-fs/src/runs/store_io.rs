@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::atomic::{pretty_json, write_atomic_with};
-use crate::durability::Syncer;
+use crate::durability::{Durability, Syncer};
 
 /// An operating-system failure on `path`.
 pub(crate) fn io_error(path: &Path, err: io::Error) -> StoreError {
@@ -21,6 +21,52 @@ pub(crate) fn io_error(path: &Path, err: io::Error) -> StoreError {
 /// Stored data at `path` that cannot be trusted.
 pub(crate) fn integrity(path: &Path, detail: impl std::fmt::Display) -> StoreError {
     StoreError::Integrity(format!("{}: {detail}", path.display()))
+}
+
+/// How much file work a call may do, which decides where it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cost {
+    /// Bounded by a record's, a tool's or a request's limits and not synced on the spot:
+    /// done on the calling task when the policy defers syncs, because handing it to the
+    /// blocking pool and back takes two thread wake-ups, more than such work itself takes
+    /// in the page cache.
+    Small,
+    /// Unbounded (a user's file of any size, a whole folder, a run's history) or synced on
+    /// the spot: always on the blocking pool, so it never stalls the executor's threads.
+    Large,
+}
+
+impl Cost {
+    /// Bytes beyond which writing them is [`Cost::Large`].
+    const SMALL_MAX_BYTES: usize = 256 * 1024;
+
+    /// The cost of writing `bytes` bytes.
+    pub fn of_bytes(bytes: usize) -> Self {
+        if bytes <= Self::SMALL_MAX_BYTES {
+            Self::Small
+        } else {
+            Self::Large
+        }
+    }
+}
+
+/// Runs file work where its [`Cost`] says: small work on the calling task while `syncer`
+/// defers syncs, everything else on the blocking pool.
+pub(crate) async fn run_io<T, E>(
+    cost: Cost,
+    syncer: &Syncer,
+    work: impl FnOnce() -> Result<T, E> + Send + 'static,
+    join_failed: fn(String) -> E,
+) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: Send + 'static,
+{
+    if cost == Cost::Small && syncer.durability() == Durability::Normal {
+        work()
+    } else {
+        blocking(work, join_failed).await
+    }
 }
 
 /// Runs blocking file work on the blocking pool. `join_failed` turns a task that panicked

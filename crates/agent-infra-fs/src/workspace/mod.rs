@@ -22,6 +22,7 @@ use agent_domain::run::RunId;
 use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
 
+use crate::run_locator::Cost;
 pub use crate::run_locator::{LocateError, RunLocator};
 pub(crate) use area::Area;
 pub(crate) use locks::StripedLocks;
@@ -48,7 +49,9 @@ impl WorkspaceStore for FsWorkspaceStore {
     async fn initialize(&self, run: &RunId) -> Result<(), WorkspaceError> {
         let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, move |dir| files::initialize(&dir, &syncer))
+            .with_run_dir(run, Cost::Small, move |dir| {
+                files::initialize(&dir, &syncer)
+            })
             .await
     }
 
@@ -59,7 +62,8 @@ impl WorkspaceStore for FsWorkspaceStore {
     ) -> Result<WorkspaceFile, WorkspaceError> {
         let path = path.clone();
         self.locator
-            .with_run_dir(run, move |dir| files::read(&dir, &path))
+            // A file of any size.
+            .with_run_dir(run, Cost::Large, move |dir| files::read(&dir, &path))
             .await
     }
 
@@ -70,10 +74,11 @@ impl WorkspaceStore for FsWorkspaceStore {
         text: &str,
         guard: WriteGuard,
     ) -> Result<WriteReceipt, WorkspaceError> {
+        let cost = Cost::of_bytes(text.len());
         let (locks, path, text) = (self.locks.clone(), path.clone(), text.to_owned());
         let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, cost, move |dir| {
                 files::write(&dir, &locks, &syncer, &path, &text, &guard)
             })
             .await
@@ -85,10 +90,11 @@ impl WorkspaceStore for FsWorkspaceStore {
         path: &WorkspacePath,
         text: &str,
     ) -> Result<WriteReceipt, WorkspaceError> {
+        // Appending rewrites the whole file, of any size.
         let (locks, path, text) = (self.locks.clone(), path.clone(), text.to_owned());
         let syncer = self.locator.syncer().clone();
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, Cost::Large, move |dir| {
                 files::append(&dir, &locks, &syncer, &path, &text)
             })
             .await
@@ -103,7 +109,7 @@ impl WorkspaceStore for FsWorkspaceStore {
     ) -> Result<Listing, WorkspaceError> {
         let path = path.cloned();
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, Cost::Large, move |dir| {
                 walk::list(&dir, path.as_ref(), depth, max_entries)
             })
             .await
@@ -118,7 +124,7 @@ impl WorkspaceStore for FsWorkspaceStore {
     ) -> Result<SearchCorpus, WorkspaceError> {
         let paths = paths.to_vec();
         self.locator
-            .with_run_dir(run, move |dir| {
+            .with_run_dir(run, Cost::Large, move |dir| {
                 walk::search_corpus(&dir, &paths, max_depth, max_files)
             })
             .await
@@ -131,7 +137,7 @@ impl WorkspaceStore for FsWorkspaceStore {
     ) -> Result<Option<EntryKind>, WorkspaceError> {
         let path = path.clone();
         self.locator
-            .with_run_dir(run, move |dir| files::kind_of(&dir, &path))
+            .with_run_dir(run, Cost::Small, move |dir| files::kind_of(&dir, &path))
             .await
     }
 }

@@ -11,6 +11,9 @@
 //! [`Durability::Strict`] every write is synced before it returns, as before, and so is
 //! every journal line.
 //!
+//! The syncing itself is done by a pool of threads that lives as long as the process
+//! ([`pool`]).
+//!
 //! Writes outside runs (chats, profiles, settings, skills, connections, persistent states)
 //! are always synced before they return: they are few, and a chat commit must be durable
 //! before the run reports it.
@@ -21,11 +24,13 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 
 use crate::atomic::sync_dir;
+
+mod pool;
+
+use pool::{Batch, Target};
 
 /// How much a crash may take back (like SQLite's `synchronous`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -99,8 +104,9 @@ struct Deferred {
     /// Held for a whole flush, taken before the pending targets: a barrier returns only
     /// once every flush that took targets before it has finished too.
     flushing: Mutex<()>,
-    /// The flush a round barrier started and nobody has waited for yet.
-    background: Mutex<Option<JoinHandle<io::Result<()>>>>,
+    /// The flush the last round barrier started; waiting for it again once it is done
+    /// costs nothing.
+    background: Mutex<Option<Batch>>,
 }
 
 /// What the next barrier must sync: the last handle written at each path, and folders.
@@ -113,6 +119,15 @@ struct Pending {
 impl Pending {
     fn is_empty(&self) -> bool {
         self.files.is_empty() && self.dirs.is_empty()
+    }
+
+    fn into_targets(self) -> Vec<Target> {
+        let Self { files, dirs } = self;
+        files
+            .into_values()
+            .map(Target::File)
+            .chain(dirs.into_iter().map(Target::Dir))
+            .collect()
     }
 }
 
@@ -187,7 +202,7 @@ impl Syncer {
         earlier.and(flush(deferred))
     }
 
-    /// Starts making every write handed over so far durable, on a thread of its own, and
+    /// Starts making every write handed over so far durable, on the sync pool, and
     /// returns: a group commit the run does not wait for. The flush an earlier call started
     /// is waited for first, so at most one runs at a time and a crash takes back at most
     /// what was handed over since the one before; its error is returned here. Nothing to do
@@ -197,28 +212,18 @@ impl Syncer {
             return Ok(());
         };
         let earlier = join_background(deferred);
-        if !lock(&deferred.pending).is_empty() {
-            let shared = Arc::clone(deferred);
-            let handle = std::thread::Builder::new()
-                .name("tavern-sync".to_owned())
-                .spawn(move || flush(&shared));
-            match handle {
-                Ok(handle) => *lock(&deferred.background) = Some(handle),
-                Err(err) => return earlier.and(Err(err)),
-            }
+        let pending = std::mem::take(&mut *lock(&deferred.pending));
+        if !pending.is_empty() {
+            *lock(&deferred.background) = Some(Batch::submit(pending.into_targets()));
         }
         earlier
     }
 }
 
-/// Waits for the flush a round barrier started, if any.
+/// Waits for the flush the last round barrier started, if any.
 fn join_background(deferred: &Deferred) -> io::Result<()> {
-    let handle = lock(&deferred.background).take();
-    match handle.map(JoinHandle::join) {
-        None => Ok(()),
-        Some(Ok(result)) => result,
-        Some(Err(_)) => Err(io::Error::other("the background sync thread panicked")),
-    }
+    let batch = lock(&deferred.background).clone();
+    batch.map_or(Ok(()), |batch| batch.wait())
 }
 
 /// Syncs what is pending. The flush lock is taken before the pending targets, so a flush
@@ -226,65 +231,11 @@ fn join_background(deferred: &Deferred) -> io::Result<()> {
 fn flush(deferred: &Deferred) -> io::Result<()> {
     let _flushing = lock(&deferred.flushing);
     let pending = std::mem::take(&mut *lock(&deferred.pending));
-    sync_targets(pending)
-}
-
-/// One thing a flush syncs.
-#[derive(Debug)]
-enum Target {
-    File(File),
-    Dir(PathBuf),
-}
-
-impl Target {
-    fn sync(&self) -> io::Result<()> {
-        match self {
-            Self::File(file) => file.sync_all(),
-            Self::Dir(dir) => {
-                sync_dir(dir);
-                Ok(())
-            }
-        }
+    let mut targets = pending.into_targets();
+    if targets.len() <= 1 {
+        return targets.pop().map_or(Ok(()), |target| target.sync());
     }
-}
-
-/// Threads syncing one flush's targets. Each mostly waits on the disk; together they let
-/// the file system fold many files into one journal commit. (`syncfs` would take one call,
-/// but it also writes out every other program's data on the same disk.)
-const SYNC_THREADS: usize = 8;
-
-/// Syncs every file and every folder (folders as best effort, like [`sync_dir`]) on up to
-/// [`SYNC_THREADS`] threads taking the next one in turn; returns the first error.
-fn sync_targets(pending: Pending) -> io::Result<()> {
-    let Pending { files, dirs } = pending;
-    let work: Vec<Target> = files
-        .into_values()
-        .map(Target::File)
-        .chain(dirs.into_iter().map(Target::Dir))
-        .collect();
-    if work.len() <= 1 {
-        return work.iter().try_for_each(Target::sync);
-    }
-    let next = AtomicUsize::new(0);
-    let first_error: Mutex<Option<io::Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..work.len().min(SYNC_THREADS) {
-            scope.spawn(|| {
-                while let Some(target) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if let Err(err) = target.sync() {
-                        lock(&first_error).get_or_insert(err);
-                    }
-                }
-            });
-        }
-    });
-    match first_error
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-    {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
+    Batch::submit(targets).wait()
 }
 
 #[cfg(test)]
@@ -323,20 +274,22 @@ mod tests {
         syncer.clone().barrier().unwrap();
         assert_eq!(pending(&syncer), (0, 0));
 
-        // A background barrier takes what is pending on a thread of its own; the next
-        // barrier waits for it.
+        // A background barrier hands what is pending to the sync pool; the next barrier
+        // waits for it.
         let path = dir.path().join("later");
         std::fs::write(&path, b"x").unwrap();
         syncer.placed(&path, File::open(&path).unwrap()).unwrap();
         syncer.barrier_in_background().unwrap();
-        let background =
-            |syncer: &Syncer| lock(&syncer.deferred.as_ref().unwrap().background).is_some();
-        assert!(background(&syncer));
-        syncer.barrier().unwrap();
-        assert!(!background(&syncer));
         assert_eq!(pending(&syncer), (0, 0));
+        let background = || lock(&syncer.deferred.as_ref().unwrap().background).clone();
+        let started = background().expect("a batch was handed to the pool");
+        syncer.barrier().unwrap();
+        started.wait().unwrap();
         syncer.barrier_in_background().unwrap();
-        assert!(!background(&syncer), "nothing pending, nothing started");
+        assert!(
+            started.is(&background().unwrap()),
+            "nothing pending, nothing started"
+        );
 
         let strict = Syncer::strict();
         let path = dir.path().join("s");
