@@ -2,6 +2,7 @@
 //! and performs them through the ports, journaling what only it can know, until the
 //! machine finishes; then finalises the run.
 
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use agent_domain::model::{AgentModelRequest, ProviderState};
 use agent_domain::run::{AgentInvocation, CommitRecord, InvocationId};
 use agent_domain::text::TextMetrics;
 use agent_domain::workspace::WorkspacePath;
+use futures::future::{Either, select};
 use serde_json::json;
 
 use super::cancel::CancelWatch;
@@ -54,9 +56,24 @@ pub(super) struct Driver {
 }
 
 /// The task of one run: prepare, loop, finalise. Always ends with the terminal event
-/// journaled (as far as the journal accepts it).
+/// journaled (as far as the journal accepts it). The record's saves that lag behind its
+/// per-round statuses run beside it, within the same task.
 pub(super) async fn drive(shared: Arc<Shared>, live: Arc<LiveRun>, facts: RunFacts) -> RunOutcome {
     let rec = Recorder::new(shared.ports.clone(), Arc::clone(&live));
+    let saving = pin!(rec.save_behind());
+    let driving = pin!(drive_run(shared, live, facts, rec.clone()));
+    match select(driving, saving).await {
+        Either::Left((outcome, _)) => outcome,
+        Either::Right(((), driving)) => driving.await,
+    }
+}
+
+async fn drive_run(
+    shared: Arc<Shared>,
+    live: Arc<LiveRun>,
+    facts: RunFacts,
+    rec: Recorder,
+) -> RunOutcome {
     let watch = CancelWatch::new(
         facts.run_id.clone(),
         live.token.clone(),

@@ -5,17 +5,26 @@
 //! lock, so a cancellation arriving from another task can never be journaled after the
 //! terminal event, and a status the driver sets after a cancellation was requested never
 //! hides `cancelling`.
+//!
+//! Every status change is journaled at once. The saved record follows a per-round status
+//! ([`RunStatus::is_per_round`]) [`RECORD_SAVE_DELAY`] later ([`Recorder::save_behind`]): a
+//! fast run changes status several times per round, and writing the record each time cost
+//! more than the round's tools. Every other status is saved before the change returns.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use agent_domain::event::{JournalLine, RunEvent, RunStatus, StatusChangedPayload};
 use agent_domain::run::{AgentRun, RunId};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::fault::Fault;
 use super::wiring::RuntimePorts;
 use crate::ports::EventDraft;
+
+/// How long the saved record may lag behind a per-round status.
+pub(super) const RECORD_SAVE_DELAY: Duration = Duration::from_millis(50);
 
 /// A run driven by this process.
 #[derive(Debug)]
@@ -24,6 +33,8 @@ pub(super) struct LiveRun {
     /// Tripped once a cancellation is requested (in process, or through a request file).
     pub token: CancellationToken,
     state: Mutex<LiveState>,
+    /// Woken when the record changed without being saved.
+    unsaved: Notify,
 }
 
 #[derive(Debug)]
@@ -33,6 +44,8 @@ struct LiveState {
     terminal: bool,
     /// `run_cancel_requested` is journaled.
     cancel_journaled: bool,
+    /// The record changed since it was last saved.
+    unsaved: bool,
 }
 
 impl LiveRun {
@@ -44,7 +57,9 @@ impl LiveRun {
                 record,
                 terminal: false,
                 cancel_journaled: false,
+                unsaved: false,
             }),
+            unsaved: Notify::new(),
         }
     }
 }
@@ -96,13 +111,41 @@ impl Recorder {
     async fn change_status(&self, state: &mut LiveState, status: RunStatus) -> Result<(), Fault> {
         state.record.status = status;
         state.record.updated_at = self.now();
+        state.unsaved = true;
         self.emit(RunEvent::StatusChanged(StatusChangedPayload { status }))
             .await?;
+        if status.is_per_round() {
+            self.live.unsaved.notify_one();
+            return Ok(());
+        }
+        self.save(state).await
+    }
+
+    async fn save(&self, state: &mut LiveState) -> Result<(), Fault> {
         self.ports
             .runs
             .save_run(&state.record)
             .await
-            .map_err(|error| Fault::of(&error).context("saving the run record"))
+            .map_err(|error| Fault::of(&error).context("saving the run record"))?;
+        state.unsaved = false;
+        Ok(())
+    }
+
+    /// Saves the record [`RECORD_SAVE_DELAY`] after each per-round status change, until
+    /// the run ends; polled beside the driver. A save that fails leaves the record unsaved
+    /// for the next change (or the run's end) to save.
+    pub async fn save_behind(&self) {
+        loop {
+            self.live.unsaved.notified().await;
+            tokio::time::sleep(RECORD_SAVE_DELAY).await;
+            let mut state = self.live.state.lock().await;
+            if state.terminal {
+                return;
+            }
+            if state.unsaved {
+                let _ = self.save(&mut state).await;
+            }
+        }
     }
 
     /// Records a cancellation request: `run_cancel_requested`, status `cancelling`, and
@@ -148,12 +191,8 @@ impl Recorder {
         let appended = self.emit(event).await;
         state.terminal = true;
         journaled.and(appended.map(|_| ()))?;
-        if changed {
-            self.ports
-                .runs
-                .save_run(&state.record)
-                .await
-                .map_err(|error| Fault::of(&error).context("saving the run record"))?;
+        if changed || state.unsaved {
+            self.save(&mut state).await?;
         }
         Ok(state.record.clone())
     }

@@ -54,6 +54,18 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// Whether a run passes through this status in every model round (calling the model,
+    /// running its tools), so it changes many times a second in a fast run.
+    pub fn is_per_round(self) -> bool {
+        matches!(
+            self,
+            Self::CallingModel
+                | Self::DispatchingTool
+                | Self::ApplyingWorkspacePatch
+                | Self::CreatingCheckpoint
+        )
+    }
+
     /// Whether the run has ended; a terminal run never changes status again.
     pub fn is_terminal(self) -> bool {
         matches!(
