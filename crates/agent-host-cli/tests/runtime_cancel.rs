@@ -235,3 +235,34 @@ async fn a_plain_cancel_marks_a_run_nobody_drives_cancelled() {
         RunStatus::Cancelled
     );
 }
+
+/// A per-round status reaches the saved record shortly after it is journaled, although the
+/// status change itself does not wait for the save.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_record_catches_up_with_a_per_round_status() {
+    use agent_application::ports::RunStore;
+
+    let world = World::new();
+    let started = world.start(&slow_script()).await;
+    let run_id = started.run.id.clone();
+    let task = tokio::spawn(started.task);
+    until_calling_model(&world, &run_id).await;
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let record = world.storage.runs.load_run(&run_id).await.unwrap();
+        if record.status == RunStatus::CallingModel {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the record stayed at {:?} while the run called its model",
+            record.status
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    world.runtime.cancel(&run_id).await.unwrap();
+    assert_eq!(task.await.unwrap().status, RunStatus::Cancelled);
+    let record = world.storage.runs.load_run(&run_id).await.unwrap();
+    assert_eq!(record.status, RunStatus::Cancelled);
+}
