@@ -83,3 +83,105 @@ impl ActivityHub {
         Err(error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agent_domain::event::InvocationKind;
+    use agent_domain::model::{
+        AgentModelMessage, AgentModelRequest, FinishReason, GenerationParameters, ProviderState,
+    };
+    use agent_domain::tool::ToolChoice;
+    use async_trait::async_trait;
+    use futures::stream::{self, BoxStream};
+
+    use super::*;
+
+    /// Streams two text deltas, then the response or (when `fails`) an overload.
+    struct Streaming {
+        fails: bool,
+    }
+
+    fn response() -> AgentModelResponse {
+        AgentModelResponse {
+            message: AgentModelMessage::assistant("Once upon"),
+            finish_reason: FinishReason::Stop,
+            usage: None,
+            response_id: None,
+            model: None,
+            provider_metadata: serde_json::Value::Null,
+            provider_state: None,
+        }
+    }
+
+    #[async_trait]
+    impl ModelGateway for Streaming {
+        async fn generate(&self, _call: ModelCall) -> Result<AgentModelResponse, ModelError> {
+            Ok(response())
+        }
+
+        fn stream(&self, _call: ModelCall) -> BoxStream<'_, Result<ModelStreamItem, ModelError>> {
+            let end = if self.fails {
+                Err(ModelError::new(ModelErrorKind::Overloaded, "busy"))
+            } else {
+                Ok(ModelStreamItem::Completed(response()))
+            };
+            stream::iter([
+                Ok(ModelStreamItem::Delta(ModelDelta::Text("Once ".into()))),
+                Ok(ModelStreamItem::Delta(ModelDelta::Text("upon".into()))),
+                end,
+            ])
+            .boxed()
+        }
+    }
+
+    fn call() -> ModelCall {
+        ModelCall {
+            run_id: RunId::parse("run_activity").unwrap_or_else(|e| unreachable!("{e}")),
+            invocation_id: InvocationId::root(),
+            invocation_kind: InvocationKind::Root,
+            profile_id: "default-writer".into(),
+            round: 2,
+            attempt: 1,
+            request: AgentModelRequest {
+                messages: Arc::new(Vec::new()),
+                tools: Arc::new(Vec::new()),
+                tool_choice: ToolChoice::Auto,
+                provider_state: ProviderState::initial("run_activity", "inv_root"),
+                parameters: GenerationParameters::default(),
+            },
+        }
+    }
+
+    fn texts(receiver: &mut broadcast::Receiver<ModelActivity>) -> Vec<(u32, String)> {
+        std::iter::from_fn(|| receiver.try_recv().ok())
+            .map(|activity| match activity.delta {
+                ModelDelta::Text(text) => (activity.round, text),
+                other => unreachable!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn deltas_go_live_and_the_response_comes_back_whole() {
+        let hub = ActivityHub::default();
+        let mut receiver = hub.subscribe();
+        let answer = hub.call(&Streaming { fails: false }, call()).await;
+        assert_eq!(answer, Ok(response()));
+        assert_eq!(
+            texts(&mut receiver),
+            vec![(2, "Once ".to_owned()), (2, "upon".to_owned())]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_stream_publishes_its_deltas_but_answers_only_the_error() {
+        let hub = ActivityHub::default();
+        let mut receiver = hub.subscribe();
+        let error = hub.call(&Streaming { fails: true }, call()).await;
+        assert_eq!(error.map_err(|e| e.kind), Err(ModelErrorKind::Overloaded));
+        assert_eq!(texts(&mut receiver).len(), 2);
+    }
+
+}

@@ -70,11 +70,9 @@ impl AnthropicAssembler {
             .get_mut(&index)
             .ok_or_else(|| sse::malformed("a delta for a block that never started"))?;
         let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
-        let mut grow = |field: &str, fragment: &str| {
-            let slot = &mut block[field];
-            let mut grown = slot.as_str().unwrap_or_default().to_owned();
-            grown.push_str(fragment);
-            *slot = Value::String(grown);
+        let mut grow = |field: &str, fragment: &str| match &mut block[field] {
+            Value::String(grown) => grown.push_str(fragment),
+            slot => *slot = Value::String(fragment.to_owned()),
         };
         match delta.get("type").and_then(Value::as_str) {
             Some("text_delta") => {

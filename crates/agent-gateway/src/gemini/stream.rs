@@ -46,13 +46,14 @@ impl GeminiAssembler {
                 });
             }
             let joins = self.parts.last().is_some_and(|last| {
-                last.get("text").is_some()
+                last.get("text").is_some_and(Value::is_string)
                     && (last.get("thought").and_then(Value::as_bool) == Some(true)) == thought
                     && last.get("thoughtSignature").is_none()
             });
             if joins && let Some(last) = self.parts.last_mut() {
-                let joined = format!("{}{text}", last["text"].as_str().unwrap_or_default());
-                last["text"] = Value::String(joined);
+                if let Value::String(joined) = &mut last["text"] {
+                    joined.push_str(text);
+                }
                 if let Some(signature) = part.get("thoughtSignature") {
                     last["thoughtSignature"] = signature.clone();
                 }
