@@ -167,6 +167,9 @@ fn gemini_events() -> Vec<String> {
 
 type Decode = fn(&Value, &[AgentModelTool]) -> Result<AgentModelResponse, ModelError>;
 
+/// A fresh assembler of one format.
+type NewAssembler = fn(Redactor) -> Box<dyn Assembler>;
+
 /// Reads `chunks` through a fresh assembler and decodes the rebuilt body.
 fn read(
     chunks: &[String],
@@ -196,12 +199,7 @@ fn read(
 fn stream(c: &mut Criterion) {
     let tools = tools();
     let redactor = || Redactor::new(Vec::<String>::new());
-    let formats: [(
-        &str,
-        Vec<String>,
-        fn(Redactor) -> Box<dyn Assembler>,
-        Decode,
-    ); 4] = [
+    let formats: [(&str, Vec<String>, NewAssembler, Decode); 4] = [
         (
             "openai-chat",
             chat(),

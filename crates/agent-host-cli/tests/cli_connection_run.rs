@@ -816,7 +816,7 @@ async fn cancelling_during_a_stream_drops_the_connection() {
             socket.write_all(chunk.as_bytes()).await.unwrap();
         }
         // Hold the stream open until the client goes away.
-        while socket.read(&mut buffer).await.map_or(false, |n| n > 0) {}
+        while socket.read(&mut buffer).await.is_ok_and(|n| n > 0) {}
         let _ = dropped_tx.send(());
     });
     let fx = Fixture::new();

@@ -183,5 +183,4 @@ mod tests {
         assert_eq!(error.map_err(|e| e.kind), Err(ModelErrorKind::Overloaded));
         assert_eq!(texts(&mut receiver).len(), 2);
     }
-
 }
