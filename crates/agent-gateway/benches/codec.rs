@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use agent_application::ports::ModelError;
+use agent_domain::connection::ChatDialect;
 use agent_domain::model::{
     AgentModelMessage, AgentModelRequest, AgentModelResponse, GenerationParameters, ModelRole,
     ProviderState, ReasoningEffort,
@@ -38,7 +39,6 @@ use agent_domain::tool::{
 };
 use agent_gateway::continuation::Continuation;
 use agent_gateway::gemini::SchemaMode;
-use agent_gateway::openai_chat::Dialect;
 use agent_gateway::{anthropic, gemini, gemini_interactions, openai_chat, openai_responses};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
@@ -635,7 +635,7 @@ fn formats() -> Vec<Format> {
             name: "openai_chat",
             respond: chat_response,
             encode: |request, params| {
-                openai_chat::encode(request, "deepseek-reasoner", Dialect::Deepseek, params)
+                openai_chat::encode(request, "deepseek-reasoner", ChatDialect::Deepseek, params)
             },
             decode: openai_chat::decode,
         },

@@ -8,10 +8,18 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
-use agent_domain::connection::{ConnectionConfig, ProviderFormat, is_sensitive_header};
-use agent_domain::model::{AgentModelContentPart, AgentModelRequest, AgentModelResponse};
+use agent_application::ports::{
+    ModelCall, ModelDelta, ModelError, ModelErrorKind, ModelGateway, ModelStreamItem,
+};
+use agent_domain::ErrorCode;
+use agent_domain::connection::{
+    ChatDialect, ConnectionConfig, ProviderFormat, is_sensitive_header,
+};
+use agent_domain::model::{
+    AgentModelContentPart, AgentModelRequest, AgentModelResponse, check_transcript,
+};
 use async_trait::async_trait;
+use futures::stream::{BoxStream, StreamExt};
 use serde_json::{Map, Value};
 
 use crate::anthropic;
@@ -19,29 +27,16 @@ use crate::continuation::{self, Answered, Continuation};
 use crate::gemini::{self, SchemaMode};
 use crate::gemini_interactions;
 use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
-use crate::openai_chat::{self, Dialect};
+use crate::openai_chat;
 use crate::openai_responses;
-
-/// The wire format of OpenAI Chat Completions and compatible servers.
-pub const FORMAT_OPENAI_CHAT: &str = ProviderFormat::OpenaiChat.as_str();
-
-/// The wire format of OpenAI Responses (stateless, or chained with `store=true`).
-pub const FORMAT_OPENAI_RESPONSES: &str = ProviderFormat::OpenaiResponses.as_str();
-
-/// The wire format of Anthropic Messages.
-pub const FORMAT_ANTHROPIC: &str = ProviderFormat::Anthropic.as_str();
-
-/// The wire format of Gemini `generateContent`.
-pub const FORMAT_GEMINI: &str = ProviderFormat::Gemini.as_str();
-
-/// The wire format of Gemini Interactions (stateless, or chained with `store=true`).
-pub const FORMAT_GEMINI_INTERACTIONS: &str = ProviderFormat::GeminiInteractions.as_str();
+use crate::sse::{self, Assembler};
+use crate::wire::contract;
 
 /// The formats this build speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     OpenaiChat {
-        dialect: Dialect,
+        dialect: ChatDialect,
     },
     /// `stateful`: the connection set `store=true`, so responses chain server-side.
     OpenaiResponses {
@@ -60,20 +55,25 @@ impl Format {
     ///
     /// `thinking`: the request asked for extended thinking, so an Anthropic turn's tool
     /// calls need their thinking block.
-    fn answered(self, name: &str, message_count: usize, thinking: bool) -> Answered<'_> {
+    fn answered(
+        self,
+        name: &'static str,
+        message_count: usize,
+        thinking: bool,
+    ) -> Answered<'static> {
         let (source, native, calls_need_native, chained) = match self {
             // SillyTavern names the compatible sources it knows; the rest are `custom`.
             // OpenRouter's `reasoning_details` are the only native parts of this format.
             Self::OpenaiChat { dialect } => match dialect {
-                Dialect::Openai => ("openai", None, false, false),
-                Dialect::Deepseek => ("deepseek", None, false, false),
-                Dialect::Openrouter => (
+                ChatDialect::Openai => ("openai", None, false, false),
+                ChatDialect::Deepseek => ("deepseek", None, false, false),
+                ChatDialect::Openrouter => (
                     "openrouter",
                     Some(openai_chat::OPENROUTER_NATIVE),
                     false,
                     false,
                 ),
-                Dialect::Generic => ("custom", None, false, false),
+                ChatDialect::Generic => ("custom", None, false, false),
             },
             Self::OpenaiResponses { stateful } => {
                 ("openai", Some(openai_responses::NATIVE), false, stateful)
@@ -109,9 +109,8 @@ impl Format {
 /// Where and how to reach one model.
 #[derive(Clone, PartialEq)]
 pub struct HttpConnection {
-    /// The wire format (`openai-chat`, `openai-responses`, `anthropic`, `gemini`,
-    /// `gemini-interactions`).
-    pub format: String,
+    /// The wire format.
+    pub format: ProviderFormat,
     /// The API base. Chat Completions: including its version (`https://api.openai.com/v1`),
     /// posting to `{base_url}/chat/completions`. Responses: likewise including the version,
     /// posting to `{base_url}/responses`. Anthropic: without the version
@@ -131,7 +130,9 @@ pub struct HttpConnection {
     /// replace the fields the adapter owns (`model`, `messages`, `tools`, …).
     pub params: Map<String, Value>,
     /// The Chat Completions dialect; unused by other formats.
-    pub dialect: Dialect,
+    pub dialect: ChatDialect,
+    /// Whether calls stream (server-sent events) rather than answer whole.
+    pub stream: bool,
 }
 
 impl fmt::Debug for HttpConnection {
@@ -145,44 +146,40 @@ impl fmt::Debug for HttpConnection {
             .field("headers", &header_names)
             .field("params", &self.params)
             .field("dialect", &self.dialect)
+            .field("stream", &self.stream)
             .finish()
     }
 }
 
 impl HttpConnection {
-    /// A connection in `format` with no key, headers or params and the generic dialect.
+    /// A connection in `format` with no key, headers or params and the generic dialect,
+    /// answering whole (streaming is a host's choice, see [`HttpConnection::streaming`]).
     pub fn new(
-        format: impl Into<String>,
+        format: ProviderFormat,
         base_url: impl Into<String>,
         model: impl Into<String>,
     ) -> Self {
         Self {
-            format: format.into(),
+            format,
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
             headers: Vec::new(),
             params: Map::new(),
-            dialect: Dialect::default(),
+            dialect: ChatDialect::default(),
+            stream: false,
         }
     }
 
     /// The connection a saved [`ConnectionConfig`] describes, calling `model_id` when given
     /// (a profile's binding wins over the connection's default model) with `api_key` (which
-    /// the host reads from the variable `apiKeyEnv` names). The Chat Completions dialect is
-    /// the one the connection names, else the base URL's host decides
-    /// ([`Dialect::for_base_url`]).
+    /// the host reads from the variable `apiKeyEnv` names), streaming unless the connection
+    /// turned it off. The Chat Completions dialect is [`ConnectionConfig::chat_dialect`].
     pub fn from_config(
         config: &ConnectionConfig,
         model_id: Option<&str>,
         api_key: Option<String>,
     ) -> Self {
-        let base_url = config.effective_base_url();
-        let dialect = config
-            .dialect
-            .as_deref()
-            .and_then(|name| name.parse().ok())
-            .unwrap_or_else(|| Dialect::for_base_url(base_url));
         Self {
             api_key,
             headers: config
@@ -191,10 +188,11 @@ impl HttpConnection {
                 .map(|h| (h.name.clone(), h.value.clone()))
                 .collect(),
             params: config.params.clone(),
-            dialect,
+            dialect: config.chat_dialect(),
+            stream: config.streams(),
             ..Self::new(
-                config.format.as_str(),
-                base_url,
+                config.format,
+                config.effective_base_url(),
                 model_id.unwrap_or(&config.model),
             )
         }
@@ -205,15 +203,15 @@ impl HttpConnection {
     /// `makersuite` (Gemini), `deepseek`, `openrouter`, or `custom` for any other
     /// OpenAI-compatible server.
     pub fn sillytavern_api(&self) -> &'static str {
-        match self.format.as_str() {
-            FORMAT_OPENAI_CHAT => match self.dialect {
-                Dialect::Openai => "openai",
-                Dialect::Deepseek => "deepseek",
-                Dialect::Openrouter => "openrouter",
-                Dialect::Generic => "custom",
+        match self.format {
+            ProviderFormat::OpenaiChat => match self.dialect {
+                ChatDialect::Openai => "openai",
+                ChatDialect::Deepseek => "deepseek",
+                ChatDialect::Openrouter => "openrouter",
+                ChatDialect::Generic => "custom",
             },
-            FORMAT_ANTHROPIC => "claude",
-            FORMAT_GEMINI | FORMAT_GEMINI_INTERACTIONS => "makersuite",
+            ProviderFormat::Anthropic => "claude",
+            ProviderFormat::Gemini | ProviderFormat::GeminiInteractions => "makersuite",
             _ => "openai",
         }
     }
@@ -222,36 +220,42 @@ impl HttpConnection {
     pub fn openai_chat(
         base_url: impl Into<String>,
         model: impl Into<String>,
-        dialect: Dialect,
+        dialect: ChatDialect,
     ) -> Self {
         Self {
             dialect,
-            ..Self::new(FORMAT_OPENAI_CHAT, base_url, model)
+            ..Self::new(ProviderFormat::OpenaiChat, base_url, model)
         }
     }
 
     /// A Responses connection (stateless mode) with no key, headers or params; `base_url`
     /// includes the version (`https://api.openai.com/v1`).
     pub fn openai_responses(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self::new(FORMAT_OPENAI_RESPONSES, base_url, model)
+        Self::new(ProviderFormat::OpenaiResponses, base_url, model)
     }
 
     /// An Anthropic Messages connection with no key, headers or params. An empty
     /// `base_url` means [`anthropic::DEFAULT_BASE_URL`].
     pub fn anthropic(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self::new(FORMAT_ANTHROPIC, base_url, model)
+        Self::new(ProviderFormat::Anthropic, base_url, model)
     }
 
     /// A Gemini `generateContent` connection with no key, headers or params. An empty
     /// `base_url` means [`gemini::DEFAULT_BASE_URL`].
     pub fn gemini(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self::new(FORMAT_GEMINI, base_url, model)
+        Self::new(ProviderFormat::Gemini, base_url, model)
     }
 
     /// A Gemini Interactions connection (stateless mode) with no key, headers or params. An
     /// empty `base_url` means [`gemini_interactions::DEFAULT_BASE_URL`].
     pub fn gemini_interactions(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self::new(FORMAT_GEMINI_INTERACTIONS, base_url, model)
+        Self::new(ProviderFormat::GeminiInteractions, base_url, model)
+    }
+
+    /// Turns streaming on or off.
+    pub fn streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
     }
 
     /// Sets the key.
@@ -279,6 +283,8 @@ pub struct HttpModelGateway {
     http: ProviderHttp,
     redactor: Redactor,
     url: String,
+    /// Where a streamed call goes (Gemini streams at another endpoint).
+    stream_url: String,
 }
 
 impl HttpModelGateway {
@@ -293,39 +299,40 @@ impl HttpModelGateway {
         connection: HttpConnection,
         timeouts: HttpTimeouts,
     ) -> Result<Self, ModelError> {
-        let format = match connection.format.as_str() {
-            FORMAT_OPENAI_CHAT => Format::OpenaiChat {
+        let format = match connection.format {
+            ProviderFormat::OpenaiChat => Format::OpenaiChat {
                 dialect: connection.dialect,
             },
-            FORMAT_OPENAI_RESPONSES => Format::OpenaiResponses {
+            ProviderFormat::OpenaiResponses => Format::OpenaiResponses {
                 stateful: openai_responses::mode(&connection.base_url, &connection.params)?,
             },
-            FORMAT_ANTHROPIC => Format::Anthropic,
-            FORMAT_GEMINI => Format::Gemini,
-            FORMAT_GEMINI_INTERACTIONS => Format::GeminiInteractions {
+            ProviderFormat::Anthropic => Format::Anthropic,
+            ProviderFormat::Gemini => Format::Gemini,
+            ProviderFormat::GeminiInteractions => Format::GeminiInteractions {
                 stateful: gemini_interactions::mode(&connection.params)?,
             },
+            // `ProviderFormat` may grow; a format this build predates is refused, not guessed.
             other => {
                 let mut error = ModelError::new(
                     ModelErrorKind::InvalidRequest,
-                    format!(
-                        "provider format `{other}` is unknown; supported: \
-                         {FORMAT_OPENAI_CHAT}, {FORMAT_OPENAI_RESPONSES}, {FORMAT_ANTHROPIC}, \
-                         {FORMAT_GEMINI}, {FORMAT_GEMINI_INTERACTIONS}"
-                    ),
+                    format!("provider format `{other}` is not spoken by this build"),
                 );
                 error.code = "model.format_unsupported";
                 return Err(error);
             }
         };
         let base = connection.base_url.trim_end_matches('/');
-        let url = match format {
-            Format::OpenaiChat { .. } => format!("{base}/chat/completions"),
-            Format::OpenaiResponses { .. } => format!("{base}/responses"),
-            Format::Anthropic if base.is_empty() => {
-                format!("{}/v1/messages", anthropic::DEFAULT_BASE_URL)
+        let (url, stream_url) = match format {
+            Format::OpenaiChat { .. } => (format!("{base}/chat/completions"), None),
+            Format::OpenaiResponses { .. } => (format!("{base}/responses"), None),
+            Format::Anthropic => {
+                let base = if base.is_empty() {
+                    anthropic::DEFAULT_BASE_URL
+                } else {
+                    base
+                };
+                (format!("{base}/v1/messages"), None)
             }
-            Format::Anthropic => format!("{base}/v1/messages"),
             Format::Gemini => {
                 let base = if base.is_empty() {
                     gemini::DEFAULT_BASE_URL
@@ -333,7 +340,12 @@ impl HttpModelGateway {
                     base
                 };
                 let model = connection.model.trim_start_matches("models/");
-                format!("{base}/v1beta/models/{model}:generateContent")
+                (
+                    format!("{base}/v1beta/models/{model}:generateContent"),
+                    Some(format!(
+                        "{base}/v1beta/models/{model}:streamGenerateContent?alt=sse"
+                    )),
+                )
             }
             Format::GeminiInteractions { .. } => {
                 let base = if base.is_empty() {
@@ -341,12 +353,13 @@ impl HttpModelGateway {
                 } else {
                     base
                 };
-                format!("{base}/v1beta/interactions")
+                (format!("{base}/v1beta/interactions"), None)
             }
         };
         Ok(Self {
             redactor: connection.redactor(),
             http: ProviderHttp::new(timeouts)?,
+            stream_url: stream_url.unwrap_or_else(|| url.clone()),
             url,
             format,
             connection,
@@ -356,6 +369,12 @@ impl HttpModelGateway {
     /// The connection this gateway calls.
     pub fn connection(&self) -> &HttpConnection {
         &self.connection
+    }
+
+    /// Whether calls through this gateway stream: the connection asks for it and the format
+    /// can. Gemini Interactions answers whole (see `docs/providers.md`, Streaming).
+    pub fn streams(&self) -> bool {
+        self.connection.stream && !matches!(self.format, Format::GeminiInteractions { .. })
     }
 
     /// The connection's headers plus the format's auth (only when a key is set) and, for
@@ -391,58 +410,88 @@ impl HttpModelGateway {
         }
         headers
     }
-}
 
-#[async_trait]
-impl ModelGateway for HttpModelGateway {
-    /// Encodes, posts and decodes one call, then hands back the invocation's next provider
-    /// state (see [`continuation`]).
-    async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError> {
+    /// The checks every format shares, then the format's body: the request as the model may
+    /// see it ([`for_model`]), its transcript's tool-call pairing checked (so a request that
+    /// would be rejected upstream for unpaired calls fails here with a precise code), the
+    /// chained formats' resume point read from the provider state. `stream` asks the
+    /// provider to stream.
+    fn prepare<'a>(
+        &self,
+        call: &'a ModelCall,
+        stream: bool,
+    ) -> Result<(Cow<'a, AgentModelRequest>, Value), ModelError> {
         let (model, params) = (&self.connection.model, &self.connection.params);
-        let request = &*for_model(&call.request, model);
+        let request = for_model(&call.request, model);
+        check_transcript(&request.messages).map_err(|e| contract(e.code(), e.to_string()))?;
         let resume = if self.format.chained() {
             continuation::resume(
                 &request.provider_state,
-                &self.connection.format,
+                self.connection.format.as_str(),
                 request.messages.len(),
             )?
         } else {
             Continuation::Full
         };
-        let body = match self.format {
-            Format::OpenaiChat { dialect } => openai_chat::encode(request, model, dialect, params)?,
-            Format::OpenaiResponses { stateful } => {
-                openai_responses::encode(request, model, params, stateful, resume)?
+        let mut body = match self.format {
+            Format::OpenaiChat { dialect } => {
+                openai_chat::encode(&request, model, dialect, params)?
             }
-            Format::Anthropic => anthropic::encode(request, model, params)?,
-            Format::Gemini => gemini::encode(request, params, SchemaMode::JsonSchema)?,
+            Format::OpenaiResponses { stateful } => {
+                openai_responses::encode(&request, model, params, stateful, resume)?
+            }
+            Format::Anthropic => anthropic::encode(&request, model, params)?,
+            Format::Gemini => gemini::encode(&request, params, SchemaMode::JsonSchema)?,
             Format::GeminiInteractions { stateful } => {
-                gemini_interactions::encode(request, model, params, stateful, resume)?
+                gemini_interactions::encode(&request, model, params, stateful, resume)?
             }
         };
-        let reply = self
-            .http
-            .post_json(&self.url, &self.headers(), &body, &self.redactor)
-            .await?;
-        let mut response = match self.format {
-            Format::OpenaiChat { .. } => openai_chat::decode(&reply, &request.tools),
-            Format::OpenaiResponses { .. } => openai_responses::decode(&reply, &request.tools),
-            Format::Anthropic => anthropic::decode(&reply, &request.tools),
-            Format::Gemini => gemini::decode(&reply, &request.tools),
-            Format::GeminiInteractions { stateful } => {
-                gemini_interactions::decode(&reply, &request.tools).and_then(|response| {
-                    if stateful {
-                        gemini_interactions::check_chainable(&response)?;
-                    }
-                    Ok(response)
-                })
+        if stream {
+            match self.format {
+                Format::OpenaiChat { .. } => {
+                    body["stream"] = Value::Bool(true);
+                    // Usage comes only when asked for, on a last chunk without choices.
+                    body["stream_options"] = serde_json::json!({"include_usage": true});
+                }
+                Format::OpenaiResponses { .. } | Format::Anthropic => {
+                    body["stream"] = Value::Bool(true);
+                }
+                // Gemini streams by endpoint, not by a body field.
+                Format::Gemini | Format::GeminiInteractions { .. } => {}
             }
+        }
+        Ok((request, body))
+    }
+
+    /// A provider body as a canonical response, then the checks every format shares: call
+    /// ids unique and present, a chained Interactions turn resumable; then the native parts
+    /// stamped with the model and the invocation's next provider state attached (see
+    /// [`continuation`]).
+    fn finish(
+        &self,
+        request: &AgentModelRequest,
+        reply: &Value,
+    ) -> Result<AgentModelResponse, ModelError> {
+        let tools = &request.tools;
+        let mut response = match self.format {
+            Format::OpenaiChat { .. } => openai_chat::decode(reply, tools),
+            Format::OpenaiResponses { .. } => openai_responses::decode(reply, tools),
+            Format::Anthropic => anthropic::decode(reply, tools),
+            Format::Gemini => gemini::decode(reply, tools),
+            Format::GeminiInteractions { .. } => gemini_interactions::decode(reply, tools),
         }?;
+        response
+            .validate_call_ids()
+            .map_err(|e| contract(e.code(), e.to_string()))?;
+        if let Format::GeminiInteractions { stateful: true } = self.format {
+            gemini_interactions::check_chainable(&response)?;
+        }
+        let model = &self.connection.model;
         response.message.stamp_native_model(model);
         let answered = self.format.answered(
-            &self.connection.format,
+            self.connection.format.as_str(),
             request.messages.len(),
-            anthropic::thinking_requested(&request.parameters, params),
+            anthropic::thinking_requested(&request.parameters, &self.connection.params),
         );
         response.provider_state = Some(continuation::next_state(
             &request.provider_state,
@@ -450,6 +499,139 @@ impl ModelGateway for HttpModelGateway {
             &response,
         )?);
         Ok(response)
+    }
+
+    /// The format's stream assembler.
+    fn assembler(&self) -> Box<dyn Assembler> {
+        let redactor = self.redactor.clone();
+        match self.format {
+            Format::OpenaiChat { .. } => Box::new(openai_chat::ChatAssembler::new(redactor)),
+            Format::OpenaiResponses { .. } => {
+                Box::new(openai_responses::ResponsesAssembler::new(redactor))
+            }
+            Format::Anthropic => Box::new(anthropic::AnthropicAssembler::new(redactor)),
+            Format::Gemini | Format::GeminiInteractions { .. } => {
+                Box::new(gemini::GeminiAssembler::new(redactor))
+            }
+        }
+    }
+
+    /// Opens a streamed call: the classified failure of the request, or the assembled
+    /// stream of its events (a server that ignored the request to stream and answered whole
+    /// is read as a whole answer).
+    async fn open_stream(
+        &self,
+        call: &ModelCall,
+    ) -> Result<(AgentModelRequest, Opened<'_>), ModelError> {
+        let (request, body) = self.prepare(call, true)?;
+        let request = request.into_owned();
+        let opened = self
+            .http
+            .post_stream(&self.stream_url, &self.headers(), &body, &self.redactor)
+            .await?;
+        let opened = match opened {
+            crate::http::Streamed::Whole(reply) => Opened::Whole(reply),
+            crate::http::Streamed::Events(response) => {
+                let redactor = self.redactor.clone();
+                Opened::Events(sse::assemble(
+                    response.bytes_stream(),
+                    self.assembler(),
+                    move |e: reqwest::Error| crate::http::classify_transport(&e, &redactor),
+                ))
+            }
+        };
+        Ok((request, opened))
+    }
+}
+
+/// A streamed call once the provider answered.
+enum Opened<'a> {
+    Whole(Value),
+    Events(BoxStream<'a, Result<sse::Assembled, ModelError>>),
+}
+
+/// Where a streamed call is.
+enum Phase<'a> {
+    Start(Box<ModelCall>),
+    /// Deltas to hand out before the next read.
+    Pending(
+        Box<AgentModelRequest>,
+        BoxStream<'a, Result<sse::Assembled, ModelError>>,
+        std::vec::IntoIter<ModelDelta>,
+    ),
+    Done,
+}
+
+#[async_trait]
+impl ModelGateway for HttpModelGateway {
+    /// Encodes, posts and decodes one call answered whole.
+    async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError> {
+        let (request, body) = self.prepare(&call, false)?;
+        let reply = self
+            .http
+            .post_json(&self.url, &self.headers(), &body, &self.redactor)
+            .await?;
+        self.finish(&request, &reply)
+    }
+
+    /// Streams when [`HttpModelGateway::streams`], else answers whole. A failed stream ends
+    /// with its classified error and no response: the partial output is never assembled.
+    fn stream(&self, call: ModelCall) -> BoxStream<'_, Result<ModelStreamItem, ModelError>> {
+        if !self.streams() {
+            return futures::stream::once(async move {
+                self.generate(call).await.map(ModelStreamItem::Completed)
+            })
+            .boxed();
+        }
+        futures::stream::unfold(Phase::Start(Box::new(call)), move |phase| async move {
+            let (item, next) = self.advance(phase).await?;
+            Some((item, next))
+        })
+        .boxed()
+    }
+}
+
+impl HttpModelGateway {
+    /// One step of a streamed call: the next item and where the call is then.
+    async fn advance<'a>(
+        &'a self,
+        phase: Phase<'a>,
+    ) -> Option<(Result<ModelStreamItem, ModelError>, Phase<'a>)> {
+        let (request, mut events) = match phase {
+            Phase::Done => return None,
+            Phase::Start(call) => match self.open_stream(&call).await {
+                Err(e) => return Some((Err(e), Phase::Done)),
+                Ok((request, Opened::Whole(reply))) => {
+                    let item = self
+                        .finish(&request, &reply)
+                        .map(ModelStreamItem::Completed);
+                    return Some((item, Phase::Done));
+                }
+                Ok((request, Opened::Events(events))) => (Box::new(request), events),
+            },
+            Phase::Pending(request, events, mut deltas) => match deltas.next() {
+                Some(delta) => {
+                    let next = Phase::Pending(request, events, deltas);
+                    return Some((Ok(ModelStreamItem::Delta(delta)), next));
+                }
+                None => (request, events),
+            },
+        };
+        match events.next().await {
+            None => Some((Err(sse::interrupted("event")), Phase::Done)),
+            Some(Err(e)) => Some((Err(e), Phase::Done)),
+            Some(Ok(sse::Assembled::Body(mut body))) => {
+                self.redactor.redact_json(&mut body);
+                let item = self.finish(&request, &body).map(ModelStreamItem::Completed);
+                Some((item, Phase::Done))
+            }
+            Some(Ok(sse::Assembled::Deltas(deltas))) => {
+                let mut deltas = deltas.into_iter();
+                let first = deltas.next()?;
+                let next = Phase::Pending(request, events, deltas);
+                Some((Ok(ModelStreamItem::Delta(first)), next))
+            }
+        }
     }
 }
 
@@ -496,17 +678,18 @@ mod tests {
             Some("https://api.deepseek.com/v1"),
         );
         let connection = HttpConnection::from_config(&config, None, Some("k".into()));
-        assert_eq!(connection.format, "openai-chat");
+        assert_eq!(connection.format, ProviderFormat::OpenaiChat);
+        assert!(connection.stream, "streaming unless turned off");
         assert_eq!(connection.base_url, "https://api.deepseek.com/v1");
         assert_eq!(connection.model, "default-model");
-        assert_eq!(connection.dialect, Dialect::Deepseek, "from the host");
+        assert_eq!(connection.dialect, ChatDialect::Deepseek, "from the host");
         assert_eq!(connection.api_key.as_deref(), Some("k"));
         assert_eq!(connection.params["temperature"], json!(0.2));
 
         let mut named = config.clone();
         named.dialect = Some("openrouter".into());
         let connection = HttpConnection::from_config(&named, Some("profile-model"), None);
-        assert_eq!(connection.dialect, Dialect::Openrouter, "named wins");
+        assert_eq!(connection.dialect, ChatDialect::Openrouter, "named wins");
         assert_eq!(
             connection.model, "profile-model",
             "the binding's model wins"

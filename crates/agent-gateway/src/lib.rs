@@ -1,19 +1,35 @@
 //! Model gateway adapters: provider wire formats over HTTP and the scripted model.
 //!
-//! See this crate's README and `docs/ARCHITECTURE.md` for what it owns.
+//! See this crate's README and `docs/ARCHITECTURE.md` for what it owns. The wire-format
+//! modules are private: hosts reach a provider only through [`HttpModelGateway`], which
+//! enforces the invariants every format shares. Benches, fuzz targets and this crate's
+//! integration tests open them with the `internals` feature.
 
-pub mod anthropic;
-pub mod continuation;
+/// Declares the wire-format modules: public with the `internals` feature, private without.
+macro_rules! wire_modules {
+    ($($module:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "internals")]
+            pub mod $module;
+            #[cfg(not(feature = "internals"))]
+            mod $module;
+        )*
+    };
+}
+
+wire_modules!(
+    anthropic,
+    continuation,
+    gemini,
+    gemini_interactions,
+    openai_chat,
+    openai_responses,
+    sse,
+);
+
 pub mod gateway;
-pub mod gemini;
-pub mod gemini_interactions;
 pub mod http;
-pub mod openai_chat;
-pub mod openai_responses;
 pub mod scripted;
 mod wire;
 
-pub use gateway::{
-    FORMAT_ANTHROPIC, FORMAT_GEMINI, FORMAT_GEMINI_INTERACTIONS, FORMAT_OPENAI_CHAT,
-    FORMAT_OPENAI_RESPONSES, HttpConnection, HttpModelGateway,
-};
+pub use gateway::{HttpConnection, HttpModelGateway};

@@ -1,25 +1,18 @@
-//! Pieces every wire format's encoder and decoder share: the canonical checks run before a
-//! request is encoded, the error values for contract violations and unreadable responses,
-//! and the merging of connection parameters into a body.
+//! Pieces every wire format's encoder and decoder share: the error values for contract
+//! violations and unreadable responses, and the merging of connection parameters into a
+//! body.
 //!
-//! Formats differ in their JSON; they agree on when a request is refused before sending
-//! and on how a broken response is reported, so that lives here once.
+//! Formats differ in their JSON; they agree on how a broken response is reported, so that
+//! lives here once. The checks every request and response pass (transcript pairing, call
+//! ids) run in the gateway, once for all formats.
 
 use agent_application::ports::{ModelError, ModelErrorKind};
 use agent_domain::ErrorCode;
-use agent_domain::model::{
-    AgentModelContentPart, AgentModelMessage, GenerationParameters, check_transcript,
-};
+use agent_domain::model::{AgentModelContentPart, AgentModelMessage, GenerationParameters};
 use agent_domain::tool::{ToolCallDecodeError, ToolCallDecoder, ToolChoice};
 use serde_json::{Map, Value, json};
 
 use crate::http::UPSTREAM_INVALID_RESPONSE;
-
-/// Checks the tool-call pairing of a transcript before it is encoded, so a request that
-/// would be rejected upstream for unpaired calls fails here with a precise code.
-pub(crate) fn check_request_transcript(messages: &[AgentModelMessage]) -> Result<(), ModelError> {
-    check_transcript(messages).map_err(|e| contract(e.code(), e.to_string()))
-}
 
 /// A contract violation (a tool outside the request, a duplicate call id, …).
 pub(crate) fn contract(code: &'static str, message: String) -> ModelError {

@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
+use agent_domain::connection::ChatDialect;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, TokenUsage,
 };
 use agent_domain::tool::{AgentToolResult, ToolChoice, ToolId};
-use agent_gateway::openai_chat::{self, Dialect};
+use agent_gateway::openai_chat;
 use agent_gateway::{HttpConnection, HttpModelGateway};
 use pretty_assertions::assert_eq;
 use serde_json::{Map, Value, json};
@@ -265,7 +266,7 @@ async fn a04_signed_thinking_is_replayed_verbatim_first() {
     let other = openai_chat::encode(
         &call(messages, 2).request,
         "m",
-        Dialect::Openrouter,
+        ChatDialect::Openrouter,
         &Map::new(),
     )
     .unwrap();

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use agent_application::ports::{ModelError, ModelErrorKind, ModelGateway};
 use agent_domain::ErrorCode;
+use agent_domain::connection::ChatDialect;
 use agent_domain::model::{AgentModelMessage, AgentModelResponse, FinishReason, TokenUsage};
 use agent_domain::tool::{AgentToolResult, ToolChoice};
 use agent_gateway::http::HttpTimeouts;
-use agent_gateway::openai_chat::Dialect;
 use agent_gateway::{HttpConnection, HttpModelGateway};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -24,12 +24,12 @@ use wiremock::{MockServer, ResponseTemplate};
 
 const KEY: &str = "sk-test-Zq81PLXvTdistinctive";
 
-fn connection(server: &MockServer, dialect: Dialect) -> HttpConnection {
+fn connection(server: &MockServer, dialect: ChatDialect) -> HttpConnection {
     HttpConnection::openai_chat(format!("{}/v1", server.uri()), "test-model", dialect)
         .with_api_key(KEY)
 }
 
-fn gateway(server: &MockServer, dialect: Dialect) -> HttpModelGateway {
+fn gateway(server: &MockServer, dialect: ChatDialect) -> HttpModelGateway {
     HttpModelGateway::new(connection(server, dialect)).unwrap()
 }
 
@@ -60,7 +60,7 @@ fn tool_call(id: &str, name: &str, arguments: &str) -> Value {
 /// One call against a fresh server answering `response`.
 async fn generate_once(
     response: ResponseTemplate,
-    dialect: Dialect,
+    dialect: ChatDialect,
 ) -> (Result<AgentModelResponse, ModelError>, Vec<Value>) {
     generate_once_at(CHAT_PATH, |server| gateway(server, dialect), response).await
 }
@@ -76,7 +76,7 @@ async fn cc01_plain_text_with_usage() {
                   "completion_tokens_details": {"reasoning_tokens": 2, "audio_tokens": 0}},
         "service_tier": "default", "system_fingerprint": "fp_de604bd877"
     });
-    let (result, sent) = generate_once(ok(body), Dialect::Openai).await;
+    let (result, sent) = generate_once(ok(body), ChatDialect::Openai).await;
     let response = result.unwrap();
     assert_eq!(response.text(), "Hello! How can I help?");
     assert_eq!(response.finish_reason, FinishReason::Stop);
@@ -110,7 +110,7 @@ async fn cc02_single_tool_call_decodes_through_the_request_aliases() {
         "tool_calls": [tool_call("call_O17Uplv4lJvD6DVdIvFFeRMw", "workspace_read_file", "{\"path\":\"output/main.md\"}")]});
     let (result, _) = generate_once(
         ok(completion("chatcmpl-CC02", message, "tool_calls")),
-        Dialect::Openai,
+        ChatDialect::Openai,
     )
     .await;
     let response = result.unwrap();
@@ -131,7 +131,7 @@ async fn cc03_parallel_tool_calls_keep_their_order() {
     ]});
     let (result, _) = generate_once(
         ok(completion("chatcmpl-CC03", message, "tool_calls")),
-        Dialect::Generic,
+        ChatDialect::Generic,
     )
     .await;
     let response = result.unwrap();
@@ -163,7 +163,7 @@ async fn cc04_tool_calls_with_finish_reason_stop_are_tool_calls() {
     answer_once(&server, ok(completion("chatcmpl-CC04", message, "stop"))).await;
     let mut forced = call(opening(), 1);
     forced.request.tool_choice = ToolChoice::Specific(read_file());
-    let response = gateway(&server, Dialect::Openai)
+    let response = gateway(&server, ChatDialect::Openai)
         .generate(forced)
         .await
         .unwrap();
@@ -185,7 +185,7 @@ async fn cc05_length() {
     let message = json!({"role": "assistant", "content": "The three main causes are: first, the"});
     let (result, _) = generate_once(
         ok(completion("chatcmpl-CC05", message, "length")),
-        Dialect::Openai,
+        ChatDialect::Openai,
     )
     .await;
     let response = result.unwrap();
@@ -198,7 +198,7 @@ async fn cc06_refusal() {
     let message = json!({"role": "assistant", "content": null, "refusal": "I can't help with that.", "annotations": []});
     let (result, _) = generate_once(
         ok(completion("chatcmpl-CC06", message, "stop")),
-        Dialect::Openai,
+        ChatDialect::Openai,
     )
     .await;
     let response = result.unwrap();
@@ -208,7 +208,7 @@ async fn cc06_refusal() {
 
 /// Round one answers with `first`; round two sends the calls' results back. Returns the
 /// second request body.
-async fn replay_round(dialect: Dialect, first: Value) -> (AgentModelResponse, Value) {
+async fn replay_round(dialect: ChatDialect, first: Value) -> (AgentModelResponse, Value) {
     let server = MockServer::start().await;
     answer_once(&server, ok(first)).await;
     answer_once(
@@ -247,7 +247,7 @@ async fn cc07_deepseek_reasoning_content_is_replayed() {
             "logprobs": null, "finish_reason": "tool_calls"}],
         "usage": {"prompt_tokens": 120, "completion_tokens": 60, "total_tokens": 180, "prompt_cache_hit_tokens": 32, "prompt_cache_miss_tokens": 88, "completion_tokens_details": {"reasoning_tokens": 41}}
     });
-    let (response, second) = replay_round(Dialect::Deepseek, first.clone()).await;
+    let (response, second) = replay_round(ChatDialect::Deepseek, first.clone()).await;
     assert_eq!(
         response.reasoning_text(),
         "The user wants the story; I should read it."
@@ -270,9 +270,9 @@ async fn cc07_deepseek_reasoning_content_is_replayed() {
     // An empty reasoning_content still goes back; other dialects never see it.
     let mut empty = first;
     empty["choices"][0]["message"]["reasoning_content"] = json!("");
-    let (_, second) = replay_round(Dialect::Deepseek, empty.clone()).await;
+    let (_, second) = replay_round(ChatDialect::Deepseek, empty.clone()).await;
     assert_eq!(second["messages"][2]["reasoning_content"], json!(""));
-    let (_, second) = replay_round(Dialect::Generic, empty).await;
+    let (_, second) = replay_round(ChatDialect::Generic, empty).await;
     assert!(second["messages"][2].get("reasoning_content").is_none());
 }
 
@@ -288,7 +288,7 @@ async fn cc09_openrouter_reasoning_details_round_trip_unchanged() {
             "finish_reason": "tool_calls"}],
         "usage": {"prompt_tokens": 300, "completion_tokens": 80, "total_tokens": 380}
     });
-    let (response, second) = replay_round(Dialect::Openrouter, first.clone()).await;
+    let (response, second) = replay_round(ChatDialect::Openrouter, first.clone()).await;
     assert_eq!(response.reasoning_text(), "Need the story.");
     assert_eq!(
         response
@@ -305,7 +305,7 @@ async fn cc09_openrouter_reasoning_details_round_trip_unchanged() {
     assert_eq!(assistant["reasoning_details"], details);
     assert!(assistant.get("reasoning").is_none());
     // Never replayed to a server of another dialect.
-    let (_, second) = replay_round(Dialect::Openai, first).await;
+    let (_, second) = replay_round(ChatDialect::Openai, first).await;
     assert!(second["messages"][2].get("reasoning_details").is_none());
 }
 
@@ -315,7 +315,7 @@ async fn cc11_rate_limit_with_retry_after() {
         .insert_header("retry-after", "2")
         .insert_header("x-ratelimit-reset-tokens", "1.8s")
         .set_body_json(json!({"error": {"message": "Rate limit reached for gpt-4.1 on tokens per min (TPM). Please try again in 1.8s.", "type": "tokens", "param": null, "code": "rate_limit_exceeded"}}));
-    let (result, _) = generate_once(response, Dialect::Openai).await;
+    let (result, _) = generate_once(response, ChatDialect::Openai).await;
     let error = result.unwrap_err();
     assert_eq!(error.kind, ModelErrorKind::RateLimited);
     assert_eq!(error.code(), "model.rate_limited");
@@ -351,7 +351,7 @@ async fn every_error_class() {
         ("200 no choices", ResponseTemplate::new(200).set_body_json(json!({"id": "x", "choices": []})), ModelErrorKind::Transient, "model.upstream_invalid_response", true),
     ];
     for (name, response, kind, code, retryable) in cases {
-        let (result, _) = generate_once(response, Dialect::Openai).await;
+        let (result, _) = generate_once(response, ChatDialect::Openai).await;
         let error = result.unwrap_err();
         assert_eq!((error.kind, error.code()), (kind, code), "{name}: {error}");
         assert_eq!(error.is_retryable(), retryable, "{name}");
@@ -372,7 +372,7 @@ async fn long_bodies_are_cut_to_an_excerpt() {
     let body = json!({"error": {"message": "x".repeat(5000), "type": "invalid_request_error"}});
     let (result, _) = generate_once(
         ResponseTemplate::new(400).set_body_json(body),
-        Dialect::Openai,
+        ChatDialect::Openai,
     )
     .await;
     let error = result.unwrap_err();
@@ -391,9 +391,12 @@ async fn connection_refused_is_transient() {
         .local_addr()
         .unwrap()
         .port();
-    let connection =
-        HttpConnection::openai_chat(format!("http://127.0.0.1:{port}/v1"), "m", Dialect::Generic)
-            .with_api_key(KEY);
+    let connection = HttpConnection::openai_chat(
+        format!("http://127.0.0.1:{port}/v1"),
+        "m",
+        ChatDialect::Generic,
+    )
+    .with_api_key(KEY);
     let error = HttpModelGateway::new(connection)
         .unwrap()
         .generate(call(opening(), 1))
@@ -422,7 +425,8 @@ async fn a_slow_provider_times_out() {
         request: Duration::from_millis(200),
     };
     let gateway =
-        HttpModelGateway::with_timeouts(connection(&server, Dialect::Openai), timeouts).unwrap();
+        HttpModelGateway::with_timeouts(connection(&server, ChatDialect::Openai), timeouts)
+            .unwrap();
     let error = gateway.generate(call(opening(), 1)).await.unwrap_err();
     assert_eq!(error.kind, ModelErrorKind::Timeout, "{error}");
     assert_eq!(error.code(), "model.timeout");
@@ -434,7 +438,7 @@ async fn the_api_key_never_leaves_in_errors() {
     let body = json!({"error": {"message": format!("Incorrect API key provided: Bearer {KEY}. You can find your key at …"), "type": "invalid_request_error", "code": "invalid_api_key"}});
     let server = MockServer::start().await;
     answer_once(&server, ResponseTemplate::new(401).set_body_json(body)).await;
-    let gateway = gateway(&server, Dialect::Openai);
+    let gateway = gateway(&server, ChatDialect::Openai);
     let error = gateway.generate(call(opening(), 1)).await.unwrap_err();
     assert_eq!(error.kind, ModelErrorKind::Auth);
     assert_secret_hidden(&error, &gateway, KEY, "Zq81PLXvTdistinctive");
@@ -455,8 +459,11 @@ async fn the_api_key_never_leaves_in_errors() {
 async fn no_key_no_authorization_header_and_custom_headers_pass() {
     let server = MockServer::start().await;
     answer_once(&server, ok(hello())).await;
-    let mut connection =
-        HttpConnection::openai_chat(format!("{}/v1/", server.uri()), "local", Dialect::Generic);
+    let mut connection = HttpConnection::openai_chat(
+        format!("{}/v1/", server.uri()),
+        "local",
+        ChatDialect::Generic,
+    );
     connection.headers.push(("X-Title".into(), "tavern".into()));
     connection.params.insert("temperature".into(), json!(0.3));
     connection
@@ -502,7 +509,7 @@ async fn tool_call_contract_violations_fail_fast() {
         let message = json!({"role": "assistant", "content": null, "tool_calls": [call_json]});
         let (result, _) = generate_once(
             ok(completion("bad", message, "tool_calls")),
-            Dialect::Openai,
+            ChatDialect::Openai,
         )
         .await;
         let error = result.unwrap_err();
@@ -516,7 +523,7 @@ async fn tool_call_contract_violations_fail_fast() {
         tool_call("dup", "workspace_read_file", "{}"), tool_call("dup", "workspace_list_files", "{}")]});
     let (result, _) = generate_once(
         ok(completion("dup", message, "tool_calls")),
-        Dialect::Openai,
+        ChatDialect::Openai,
     )
     .await;
     assert_eq!(result.unwrap_err().code(), "model.duplicate_tool_call_id");
@@ -527,7 +534,7 @@ async fn a_historical_tool_missing_from_the_request_fails_before_sending() {
     let server = MockServer::start().await;
     let message = json!({"role": "assistant", "content": null, "tool_calls": [tool_call("c1", "workspace_read_file", "{}")]});
     answer_once(&server, ok(completion("r1", message, "tool_calls"))).await;
-    let gateway = gateway(&server, Dialect::Openai);
+    let gateway = gateway(&server, ChatDialect::Openai);
     let response = gateway.generate(call(opening(), 1)).await.unwrap();
     let mut messages = opening();
     messages.push(response.message.clone());
@@ -557,16 +564,6 @@ async fn a_historical_tool_missing_from_the_request_fails_before_sending() {
     unpaired.push(response.message.clone());
     let error = gateway.generate(call(unpaired, 2)).await.unwrap_err();
     assert_eq!(error.code(), "model.transcript_unanswered_call");
-}
-
-#[test]
-fn unsupported_formats_are_refused_clearly() {
-    let mut connection =
-        HttpConnection::openai_chat("http://localhost:1/v1", "m", Dialect::Generic);
-    connection.format = "gemini-live".into();
-    let error = HttpModelGateway::new(connection).unwrap_err();
-    assert_eq!(error.code(), "model.format_unsupported");
-    assert!(error.message.contains("is unknown"), "{}", error.message);
 }
 
 /// Round 1: the model reads a file and lists files in parallel. Round 2: both results go
@@ -609,7 +606,7 @@ async fn multi_round_conversation() {
     )
     .await;
 
-    let gateway = gateway(&server, Dialect::Openai);
+    let gateway = gateway(&server, ChatDialect::Openai);
     let mut messages = opening();
     let mut first = call(messages.clone(), 1);
     first.request.parameters.max_output_tokens = Some(2048);

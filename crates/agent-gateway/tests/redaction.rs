@@ -9,9 +9,9 @@
 mod support;
 
 use agent_application::ports::ModelGateway;
+use agent_domain::connection::ChatDialect;
 use agent_domain::model::AgentModelContentPart;
 use agent_gateway::http::{Redactor, WITHHELD};
-use agent_gateway::openai_chat::Dialect;
 use agent_gateway::{HttpConnection, HttpModelGateway};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
@@ -139,7 +139,7 @@ const E2E_KEY: &str = r#"sk-e2e/Zx9+q="w\é"#;
 
 fn gateway(server: &MockServer) -> HttpModelGateway {
     HttpModelGateway::new(
-        HttpConnection::openai_chat(format!("{}/v1", server.uri()), "m", Dialect::Openai)
+        HttpConnection::openai_chat(format!("{}/v1", server.uri()), "m", ChatDialect::Openai)
             .with_api_key(E2E_KEY),
     )
     .unwrap()

@@ -122,8 +122,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub scene: SceneArgs,
     /// Print every journal event as one JSON line on stdout instead of the timeline.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "quiet")]
     pub json: bool,
+    /// Print only the committed message: no timeline, no live text, no status line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// SillyTavern's generation types.
@@ -381,9 +384,14 @@ pub struct ConnectionAddArgs {
     /// only). Default: follow the base URL's host.
     #[arg(long, value_name = "DIALECT")]
     pub dialect: Option<String>,
-    /// How long one model call may take, in seconds (default 600; up to 86400).
+    /// How long one model call may take, in seconds (default 600; up to 86400). A streamed
+    /// call may take longer, as long as no gap between two pieces of it is longer.
     #[arg(long = "timeout", value_name = "SECS")]
     pub timeout_secs: Option<u64>,
+    /// Whether model calls stream their answer as it is written: true or false (default
+    /// true). Gemini Interactions answers whole either way.
+    #[arg(long, value_name = "BOOL")]
+    pub stream: Option<bool>,
     /// An extra request header (repeatable).
     #[arg(long = "header", value_name = "NAME=VALUE")]
     pub headers: Vec<String>,

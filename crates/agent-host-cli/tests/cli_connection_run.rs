@@ -2,7 +2,9 @@
 //! `tavern-agent run --connection NAME` end to end, once per wire format: a saved connection
 //! points at a local mock provider that answers write → commit → finish in that format's
 //! JSON; the run must complete, commit the reply into the chat, journal the provider state
-//! after every call, and leave the API key nowhere under the data directory.
+//! after every call, and leave the API key nowhere under the data directory. Connections
+//! stream by default, so the mock answers in each format's server-sent events (Gemini
+//! Interactions answers whole); `--stream false` runs get the same answers whole.
 
 mod cli_support;
 
@@ -52,6 +54,8 @@ fn calls() -> [Call; 3] {
 struct Format {
     name: &'static str,
     endpoint: String,
+    /// Where a streamed call goes, when the format streams.
+    stream_endpoint: Option<String>,
     /// Appended to the mock server's URI for `--base-url`.
     base_suffix: &'static str,
     key_header: &'static str,
@@ -63,6 +67,7 @@ fn openai_chat() -> Format {
     Format {
         name: "openai-chat",
         endpoint: "/v1/chat/completions".into(),
+        stream_endpoint: Some("/v1/chat/completions".into()),
         base_suffix: "/v1",
         key_header: "authorization",
         key_value: format!("Bearer {KEY}"),
@@ -84,6 +89,7 @@ fn openai_responses() -> Format {
     Format {
         name: "openai-responses",
         endpoint: "/v1/responses".into(),
+        stream_endpoint: Some("/v1/responses".into()),
         base_suffix: "/v1",
         key_header: "authorization",
         key_value: format!("Bearer {KEY}"),
@@ -108,6 +114,7 @@ fn anthropic() -> Format {
     Format {
         name: "anthropic",
         endpoint: "/v1/messages".into(),
+        stream_endpoint: Some("/v1/messages".into()),
         base_suffix: "",
         key_header: "x-api-key",
         key_value: KEY.into(),
@@ -131,6 +138,7 @@ fn gemini() -> Format {
     Format {
         name: "gemini",
         endpoint: format!("/v1beta/models/{MODEL}:generateContent"),
+        stream_endpoint: Some(format!("/v1beta/models/{MODEL}:streamGenerateContent")),
         base_suffix: "",
         key_header: "x-goog-api-key",
         key_value: KEY.into(),
@@ -151,6 +159,7 @@ fn gemini_interactions() -> Format {
     Format {
         name: "gemini-interactions",
         endpoint: "/v1beta/interactions".into(),
+        stream_endpoint: None,
         base_suffix: "",
         key_header: "x-goog-api-key",
         key_value: KEY.into(),
@@ -169,15 +178,95 @@ fn gemini_interactions() -> Format {
     }
 }
 
-/// Answers the `calls` in order, one per request, in `format`'s JSON.
-async fn mock_provider(format: &Format) -> MockServer {
+/// `body`, a whole answer in `format`, as the events of the same answer streamed.
+fn as_events(format: &str, body: &Value) -> String {
+    let data = |events: Vec<Value>| -> String {
+        events.iter().map(|e| format!("data: {e}\n\n")).collect()
+    };
+    match format {
+        "openai-chat" => {
+            let choice = &body["choices"][0];
+            let mut delta = choice["message"].clone();
+            for (index, call) in delta["tool_calls"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .enumerate()
+            {
+                call["index"] = json!(index);
+            }
+            let mut chunk = body.clone();
+            chunk["object"] = json!("chat.completion.chunk");
+            chunk["choices"] =
+                json!([{"index": 0, "delta": delta, "finish_reason": choice["finish_reason"]}]);
+            chunk["usage"] = Value::Null;
+            let mut usage = body.clone();
+            usage["choices"] = json!([]);
+            data(vec![chunk, usage]) + "data: [DONE]\n\n"
+        }
+        "openai-responses" => {
+            let mut events = vec![
+                json!({"type": "response.created", "response": {"id": body["id"], "output": []}}),
+            ];
+            for (index, item) in body["output"].as_array().unwrap().iter().enumerate() {
+                events.push(json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+            }
+            events.push(json!({"type": "response.completed", "response": body}));
+            data(events)
+        }
+        "anthropic" => {
+            let mut message = body.clone();
+            message["content"] = json!([]);
+            let mut events = vec![json!({"type": "message_start", "message": message})];
+            for (index, block) in body["content"].as_array().unwrap().iter().enumerate() {
+                let mut start = block.clone();
+                let delta = match block["type"].as_str().unwrap() {
+                    "thinking" => {
+                        start["thinking"] = json!("");
+                        start["signature"] = json!("");
+                        events.push(json!({"type": "content_block_start", "index": index, "content_block": start}));
+                        events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}));
+                        json!({"type": "signature_delta", "signature": block["signature"]})
+                    }
+                    _ => {
+                        start["input"] = json!({});
+                        events.push(json!({"type": "content_block_start", "index": index, "content_block": start}));
+                        json!({"type": "input_json_delta", "partial_json": block["input"].to_string()})
+                    }
+                };
+                events.push(json!({"type": "content_block_delta", "index": index, "delta": delta}));
+                events.push(json!({"type": "content_block_stop", "index": index}));
+            }
+            events.push(json!({"type": "message_delta", "delta": {"stop_reason": body["stop_reason"]}, "usage": body["usage"]}));
+            events.push(json!({"type": "message_stop"}));
+            data(events)
+        }
+        // One chunk holds the whole answer, finish reason included.
+        "gemini" => data(vec![body.clone()]),
+        other => panic!("{other} does not stream"),
+    }
+}
+
+/// Answers the `calls` in order, one per request, in `format`'s JSON, or in its events
+/// when `stream` (and the format streams).
+async fn mock_provider(format: &Format, stream: bool) -> MockServer {
     let server = MockServer::start().await;
     for (index, call) in calls().iter().enumerate() {
+        let answer = (format.answer)(index + 1, call);
+        let (endpoint, response) = match &format.stream_endpoint {
+            Some(endpoint) if stream => (
+                endpoint.as_str(),
+                ResponseTemplate::new(200)
+                    .set_body_raw(as_events(format.name, &answer), "text/event-stream"),
+            ),
+            _ => (
+                format.endpoint.as_str(),
+                ResponseTemplate::new(200).set_body_json(answer),
+            ),
+        };
         Mock::given(method("POST"))
-            .and(path(format.endpoint.as_str()))
-            .respond_with(
-                ResponseTemplate::new(200).set_body_json((format.answer)(index + 1, call)),
-            )
+            .and(path(endpoint))
+            .respond_with(response)
             .up_to_n_times(1)
             .with_priority(u8::try_from(index + 1).unwrap())
             .mount(&server)
@@ -231,7 +320,8 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 
 /// The whole scenario for one format; `extra` are more `connections add` arguments.
 async fn completes_a_run(format: Format, extra: &[&str]) -> Vec<Request> {
-    let server = mock_provider(&format).await;
+    let stream = !extra.windows(2).any(|pair| pair == ["--stream", "false"]);
+    let server = mock_provider(&format, stream).await;
     let fx = Fixture::new();
     let base_url = format!("{}{}", server.uri(), format.base_suffix);
     let mut args = vec!["--api-key-env", KEY_ENV];
@@ -247,6 +337,12 @@ async fn completes_a_run(format: Format, extra: &[&str]) -> Vec<Request> {
     assert!(fx.chat_text().contains("Room three"), "{}", format.name);
 
     let run_id = run_id_of(&output.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        fx.events_jsonl(&run_id),
+        "{}: --json prints exactly the journal",
+        format.name
+    );
     let events: Vec<Value> = fx
         .events_jsonl(&run_id)
         .lines()
@@ -296,9 +392,19 @@ async fn completes_a_run(format: Format, extra: &[&str]) -> Vec<Request> {
 
     let requests = server.received_requests().await.unwrap();
     assert_eq!(requests.len(), 3, "{}", format.name);
+    let streamed = stream && format.stream_endpoint.is_some();
     for request in &requests {
         let sent = request.headers.get(format.key_header).unwrap();
         assert_eq!(sent.to_str().unwrap(), format.key_value, "{}", format.name);
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        if format.name != "gemini" {
+            assert_eq!(
+                body["stream"] == json!(true),
+                streamed,
+                "{}: {body}",
+                format.name
+            );
+        }
     }
     requests
 }
@@ -338,6 +444,13 @@ async fn openai_chat_completes_a_run() {
             expected.as_str(),
             "DeepSeek: {turn}"
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_with_streaming_off_answers_whole() {
+    for format in [openai_chat(), anthropic(), gemini()] {
+        completes_a_run(format, &["--stream", "false"]).await;
     }
 }
 
@@ -416,7 +529,7 @@ async fn gemini_interactions_completes_a_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unset_key_variable_is_refused_before_any_run() {
-    let server = mock_provider(&anthropic()).await;
+    let server = mock_provider(&anthropic(), true).await;
     let fx = Fixture::new();
     let with_key = ["--api-key-env", KEY_ENV];
     add_connection(&fx, "mock", "anthropic", MODEL, &server.uri(), &with_key).await;
@@ -446,7 +559,7 @@ async fn an_unknown_connection_is_a_usage_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_profile_bound_to_a_connection_uses_it_and_its_model_id() {
     let format = anthropic();
-    let server = mock_provider(&format).await;
+    let server = mock_provider(&format, true).await;
     let fx = Fixture::new();
     let with_key = ["--api-key-env", KEY_ENV];
     let default_model = "connection-default-model";
@@ -673,4 +786,96 @@ async fn cancelling_during_a_slow_provider_call_aborts_it() {
     assert_eq!(last["type"], "run_cancelled");
     // The call was dropped, not waited out: its answer (a minute away) never arrived.
     assert!(!journal.contains("\"model_response_stored\""), "{journal}");
+}
+
+/// A provider that starts streaming an answer and then holds the stream open: cancelling
+/// the run mid-stream must close the connection (the provider sees it drop), end the run
+/// `run_cancelled` with exit 130, and store no response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_during_a_stream_drops_the_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (dropped_tx, dropped_rx) = tokio::sync::oneshot::channel();
+    let provider = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut buffer = vec![0_u8; 1 << 20];
+        let _ = socket.read(&mut buffer).await.unwrap();
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                    transfer-encoding: chunked\r\n\r\n";
+        socket.write_all(head.as_bytes()).await.unwrap();
+        let start = json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+            "role": "assistant", "model": MODEL, "content": [], "usage": {"input_tokens": 1}}});
+        let block = json!({"type": "content_block_start", "index": 0,
+                           "content_block": {"type": "text", "text": ""}});
+        let delta = json!({"type": "content_block_delta", "index": 0,
+                           "delta": {"type": "text_delta", "text": "Once upon"}});
+        for event in [start, block, delta] {
+            let event = format!("data: {event}\n\n");
+            let chunk = format!("{:x}\r\n{event}\r\n", event.len());
+            socket.write_all(chunk.as_bytes()).await.unwrap();
+        }
+        // Hold the stream open until the client goes away.
+        while socket.read(&mut buffer).await.is_ok_and(|n| n > 0) {}
+        let _ = dropped_tx.send(());
+    });
+    let fx = Fixture::new();
+    let base_url = format!("http://{address}");
+    add_connection(&fx, "streaming", "anthropic", MODEL, &base_url, &[]).await;
+
+    let mut child = std::process::Command::new(bin())
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .arg("--data-dir")
+        .arg(fx.path())
+        .args(["run", "--chat", CHAT, "--connection", "streaming"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let run_id = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut first = String::new();
+        std::io::BufReader::new(stderr)
+            .read_line(&mut first)
+            .unwrap();
+        first.strip_prefix("run: ").unwrap().trim().to_owned()
+    })
+    .await
+    .unwrap();
+    // Wait until the stream has begun.
+    let started = std::time::Instant::now();
+    while !fx
+        .events_jsonl(&run_id)
+        .contains("\"model_call_attempt_started\"")
+    {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the model was never called"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+
+    let mut cancel = fx.cmd();
+    cancel.args(["runs", "cancel", &run_id]);
+    let cancelled = run_cmd(cancel).await;
+    assert!(cancelled.status.success(), "{cancelled:?}");
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+    tokio::time::timeout(std::time::Duration::from_secs(10), dropped_rx)
+        .await
+        .expect("the provider's stream was never closed")
+        .unwrap();
+    provider.await.unwrap();
+    let journal = fx.events_jsonl(&run_id);
+    let last: Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "run_cancelled");
+    assert!(!journal.contains("\"model_response_stored\""), "{journal}");
+    assert!(
+        !journal.contains("Once upon"),
+        "no delta is journaled: {journal}"
+    );
 }

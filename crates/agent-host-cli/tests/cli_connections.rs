@@ -571,18 +571,30 @@ fn a_dialect_and_a_request_timeout_are_saved_and_shown() {
             "qwen3",
         ])
         .args(["--base-url", "http://127.0.0.1:8080/v1"])
-        .args(["--dialect", "deepseek", "--timeout", "1800"])
+        .args([
+            "--dialect",
+            "deepseek",
+            "--timeout",
+            "1800",
+            "--stream",
+            "false",
+        ])
         .assert()
         .code(0);
     let saved: Value =
         serde_json::from_str(&fs::read_to_string(connection_file(&fx, "local")).unwrap()).unwrap();
     assert_eq!(saved["dialect"], json!("deepseek"));
     assert_eq!(saved["requestTimeoutSecs"], json!(1800));
+    assert_eq!(saved["stream"], json!(false));
     without_key(&fx)
         .args(["show", "local"])
         .assert()
         .code(0)
-        .stdout(contains("dialect:       deepseek").and(contains("timeout:       1800 s")));
+        .stdout(
+            contains("dialect:       deepseek")
+                .and(contains("timeout:       1800 s"))
+                .and(contains("streaming:     no (answers whole)")),
+        );
     for (flag, value, code) in [
         ("--timeout", "0", "connection.invalid_timeout"),
         ("--dialect", "klingon", "connection.invalid_dialect"),

@@ -57,6 +57,21 @@ fn json_mode_prints_the_journal_byte_for_byte() {
 }
 
 #[test]
+fn quiet_mode_prints_only_the_committed_message() {
+    let fx = Fixture::new();
+    let assert = fx.run_script(&completing_script(), &["--quiet"]).code(0);
+    assert_eq!(stdout_of(&assert).trim_end(), REPLY);
+    assert_eq!(
+        stderr_of(&assert),
+        "",
+        "no run line, timeline or status line"
+    );
+    assert_eq!(fx.run_ids().len(), 1);
+    fx.run_script(&completing_script(), &["--quiet", "--json"])
+        .code(2);
+}
+
+#[test]
 fn a_failure_after_a_commit_is_a_partial_success_exit_3() {
     let fx = Fixture::new();
     let assert = fx.run_script(&partial_script(), &[]).code(3);

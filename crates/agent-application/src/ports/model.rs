@@ -1,14 +1,20 @@
 //! The model gateway: one call of a model with a canonical request, answered with a
 //! canonical response or a classified error the runtime's retry policy can act on.
 //!
-//! Cancellation is by dropping the future: the runtime races a call against the run's
-//! cancellation and drops the loser, which aborts any request in flight.
+//! A call is made whole ([`ModelGateway::generate`]) or streamed
+//! ([`ModelGateway::stream`]): a stream of [`ModelDelta`]s as the model writes, ending in
+//! the same [`AgentModelResponse`] the whole call would have answered. Deltas are for live
+//! display only; the response at the end is what the runtime records.
+//!
+//! Cancellation is by dropping the future or the stream: the runtime races a call against
+//! the run's cancellation and drops the loser, which aborts any request in flight.
 
 use agent_domain::ErrorCode;
 use agent_domain::event::InvocationKind;
-use agent_domain::model::{AgentModelRequest, AgentModelResponse};
+use agent_domain::model::{AgentModelRequest, AgentModelResponse, TokenUsage};
 use agent_domain::run::{InvocationId, RunId};
 use async_trait::async_trait;
+use futures::stream::{self, BoxStream, StreamExt};
 
 /// One model call attempt, with the identity an adapter may need (the scripted model picks
 /// its list by profile; providers key caches by session).
@@ -28,7 +34,47 @@ pub struct ModelCall {
 /// Calls a model.
 #[async_trait]
 pub trait ModelGateway: Send + Sync {
+    /// One call, answered whole.
     async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError>;
+
+    /// One call, streamed: deltas as they arrive, then exactly one
+    /// [`ModelStreamItem::Completed`] (or an error, after which nothing follows). The
+    /// response equals what [`generate`](Self::generate) answers for the same content.
+    /// Dropping the stream cancels the call.
+    ///
+    /// The default answers whole and yields only the completed response: gateways that
+    /// cannot stream (the scripted model, a connection with streaming off) need nothing more.
+    fn stream(&self, call: ModelCall) -> BoxStream<'_, Result<ModelStreamItem, ModelError>> {
+        stream::once(async move { self.generate(call).await.map(ModelStreamItem::Completed) })
+            .boxed()
+    }
+}
+
+/// One item of a streamed model call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelStreamItem {
+    /// A piece of the answer as it was written; not part of any record.
+    Delta(ModelDelta),
+    /// The whole answer, as [`ModelGateway::generate`] would have returned it.
+    Completed(AgentModelResponse),
+}
+
+/// A piece of a model's answer while it streams. Tool calls are numbered by their
+/// position among the turn's tool calls (`index`), since providers send ids late or never.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelDelta {
+    /// Visible text.
+    Text(String),
+    /// Reasoning the provider shows (a summary or raw thinking text).
+    Reasoning(String),
+    /// A tool call began; `name` is the alias the model used.
+    ToolCallStarted { index: usize, name: String },
+    /// A slice of a tool call's argument JSON.
+    ToolCallArguments { index: usize, fragment: String },
+    /// A tool call's arguments are complete.
+    ToolCallFinished { index: usize },
+    /// Token counts so far (the last one is authoritative).
+    Usage(TokenUsage),
 }
 
 /// What went wrong with a model call, in classes the retry policy understands.

@@ -215,7 +215,8 @@ impl Driver {
             request,
         };
         let model = Arc::clone(&self.facts.model);
-        let Some(answer) = self.watch.race(model.generate(call)).await else {
+        let streamed = self.shared.activity.call(&*model, call);
+        let Some(answer) = self.watch.race(streamed).await else {
             self.cancelled(invocation).await;
             return Ok(());
         };

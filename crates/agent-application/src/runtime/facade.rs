@@ -11,6 +11,7 @@ use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
 use agent_domain::tool::{ToolDescriptor, builtin_catalog};
 use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot};
 
+use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
 use super::errors::{RuntimeError, StartRunError};
 use super::recorder::{Recorder, append};
@@ -33,6 +34,8 @@ pub(super) struct Shared {
     pub lore_engines: Option<Arc<dyn LoreEngines>>,
     /// Runs this process drives.
     pub active: Arc<ActiveRuns>,
+    /// The live deltas of streamed model calls.
+    pub activity: ActivityHub,
 }
 
 /// The runtime a host drives: starts runs, cancels them, and reads back what they did.
@@ -56,6 +59,7 @@ impl AgentRuntime {
                 user_data: UserDataPorts::none(),
                 lore_engines: None,
                 active: Arc::new(ActiveRuns::default()),
+                activity: ActivityHub::default(),
             }),
         }
     }
@@ -78,6 +82,7 @@ impl AgentRuntime {
             user_data: self.shared.user_data.clone(),
             lore_engines: self.shared.lore_engines.clone(),
             active: Arc::clone(&self.shared.active),
+            activity: self.shared.activity.clone(),
         };
         change(&mut shared);
         Self {
@@ -217,6 +222,13 @@ impl AgentRuntime {
     /// `agent.rollback_*` codes.
     pub async fn rollback_run(&self, run: &RunId) -> Result<RunRolledBackPayload, RuntimeError> {
         super::rollback::rollback(&self.shared, run).await
+    }
+
+    /// The deltas of every streamed model call this runtime makes from now on, live and
+    /// never persisted (the journal keeps whole steps). A subscriber that falls behind loses
+    /// the oldest deltas (`RecvError::Lagged`) instead of slowing runs down.
+    pub fn watch_activity(&self) -> tokio::sync::broadcast::Receiver<ModelActivity> {
+        self.shared.activity.subscribe()
     }
 
     /// New events of a run as they are journaled, until its terminal event.

@@ -8,6 +8,7 @@
 //! turns. See `docs/runtime.md` for the facade and the lifecycle and
 //! `docs/runtime-loop.md` for the loop.
 
+mod activity;
 mod cancel;
 mod commit;
 mod drive;
@@ -24,6 +25,7 @@ mod tool_calls;
 mod views;
 mod wiring;
 
+pub use activity::ModelActivity;
 pub use cancel::CANCEL_POLL_INTERVAL;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ConnectionError, ConnectionName, ProviderFormat};
+use super::{ChatDialect, ConnectionError, ConnectionName, ProviderFormat};
 
 /// The only accepted value of `kind`: it tells a connection file from any other JSON.
 pub const CONNECTION_KIND: &str = "tavern-agent.llmConnection";
@@ -17,9 +17,6 @@ pub const REDACTED: &str = "[REDACTED]";
 
 /// The longest request timeout a connection may set: a day.
 pub const MAX_REQUEST_TIMEOUT_SECS: u64 = 86_400;
-
-/// The Chat Completions dialects a connection may name.
-pub const CHAT_DIALECTS: [&str; 4] = ["openai", "deepseek", "openrouter", "generic"];
 
 /// Headers the HTTP transport sets itself; a second copy would make a request ambiguous.
 const TRANSPORT_HEADERS: [&str; 5] = [
@@ -69,6 +66,9 @@ pub struct ConnectionConfig {
     /// gateway's default (600). Local servers on slow hardware need more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout_secs: Option<u64>,
+    /// Whether model calls stream their answer (server-sent events); absent means yes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
     /// Extra request headers, in order (`OpenAI-Organization`, `anthropic-beta`, …).
     #[serde(default)]
     pub headers: Vec<ConnectionHeader>,
@@ -182,6 +182,7 @@ impl ConnectionConfig {
             model: model.into(),
             api_key_env: None,
             dialect: None,
+            stream: None,
             request_timeout_secs: None,
             headers: Vec::new(),
             params: Map::new(),
@@ -267,7 +268,7 @@ impl ConnectionConfig {
                     reason: "only openai-chat connections have a dialect",
                 });
             }
-            if !CHAT_DIALECTS.contains(&dialect.as_str()) {
+            if dialect.parse::<ChatDialect>().is_err() {
                 return Err(ConnectionError::InvalidDialect {
                     found: dialect.clone(),
                     reason: "is not one of openai, deepseek, openrouter, generic",
@@ -310,6 +311,20 @@ impl ConnectionConfig {
     pub fn effective_base_url(&self) -> &str {
         self.explicit_base_url()
             .unwrap_or_else(|| self.format.default_base_url())
+    }
+
+    /// Whether model calls stream: yes unless the connection turned it off.
+    pub fn streams(&self) -> bool {
+        self.stream.unwrap_or(true)
+    }
+
+    /// The Chat Completions dialect this connection speaks: the one it names, else the one
+    /// its base URL's host implies ([`ChatDialect::for_base_url`]).
+    pub fn chat_dialect(&self) -> ChatDialect {
+        self.dialect
+            .as_deref()
+            .and_then(|name| name.parse().ok())
+            .unwrap_or_else(|| ChatDialect::for_base_url(self.effective_base_url()))
     }
 
     /// A copy safe to print: every [sensitive](ConnectionHeader::is_sensitive) header value

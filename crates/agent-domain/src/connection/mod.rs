@@ -14,6 +14,7 @@
 
 mod assign;
 mod config;
+mod dialect;
 mod error;
 mod format;
 mod name;
@@ -25,6 +26,7 @@ pub use config::{
     CONNECTION_KIND, CONNECTION_SCHEMA_VERSION, ConnectionConfig, ConnectionHeader,
     MAX_REQUEST_TIMEOUT_SECS, REDACTED, is_sensitive_header,
 };
+pub use dialect::{ChatDialect, UnknownChatDialect};
 pub use error::ConnectionError;
 pub use format::ProviderFormat;
 pub use name::{ConnectionName, MAX_CONNECTION_NAME_CHARS};

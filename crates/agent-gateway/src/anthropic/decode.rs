@@ -1,7 +1,6 @@
 //! Anthropic Messages response body → canonical turn.
 
 use agent_application::ports::ModelError;
-use agent_domain::ErrorCode;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
     TokenUsage,
@@ -10,7 +9,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder};
 use serde_json::{Value, json};
 
 use super::{FORMAT, NATIVE};
-use crate::wire::{contract, invalid_response, tool_decode_error};
+use crate::wire::{invalid_response, tool_decode_error};
 
 /// Decodes a Messages response. Tool calls are named through `tools` — the tools of the
 /// request that produced this response — and nothing else.
@@ -106,7 +105,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         parts.push(AgentModelContentPart::text(explanation));
     }
 
-    let response = AgentModelResponse {
+    Ok(AgentModelResponse {
         message: AgentModelMessage::new(ModelRole::Assistant, parts),
         finish_reason,
         usage: body.get("usage").and_then(decode_usage),
@@ -114,16 +113,12 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         model: body.get("model").and_then(Value::as_str).map(str::to_owned),
         provider_metadata: provider_metadata(body, stop_details),
         provider_state: None,
-    };
-    response
-        .validate_call_ids()
-        .map_err(|e| contract(e.code(), e.to_string()))?;
-    Ok(response)
+    })
 }
 
 /// Anthropic reports uncached input only in `input_tokens`; the canonical input count
 /// includes cache reads and cache writes.
-fn decode_usage(usage: &Value) -> Option<TokenUsage> {
+pub(super) fn decode_usage(usage: &Value) -> Option<TokenUsage> {
     let count = |v: &Value, path: &[&str]| {
         path.iter()
             .try_fold(v, |v, key| v.get(*key))

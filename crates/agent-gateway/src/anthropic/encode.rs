@@ -9,7 +9,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
 use super::{DEFAULT_MAX_TOKENS, FORMAT, NATIVE, THINKING_TYPES};
-use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
+use crate::wire::{self, resource_line, tool_decode_error};
 
 /// Body fields this adapter owns; connection params and request extras never replace them.
 const OWNED_FIELDS: &[&str] = &[
@@ -41,7 +41,6 @@ pub fn encode(
     model: &str,
     connection_params: &Map<String, Value>,
 ) -> Result<Value, ModelError> {
-    check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut system = Vec::new();
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();

@@ -8,9 +8,11 @@
 
 mod decode;
 mod encode;
+mod stream;
 
 pub use decode::decode;
 pub use encode::encode;
+pub use stream::AnthropicAssembler;
 
 /// Provider of the native parts holding Anthropic content blocks verbatim, and producer of
 /// the display-only reasoning parts read from thinking blocks.

@@ -1,7 +1,6 @@
 //! Gemini `generateContent` response body → canonical turn.
 
 use agent_application::ports::ModelError;
-use agent_domain::ErrorCode;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
     TokenUsage,
@@ -120,7 +119,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         Some(raw) => FinishReason::Other(raw.to_owned()),
     };
 
-    let response = AgentModelResponse {
+    Ok(AgentModelResponse {
         message: AgentModelMessage::new(ModelRole::Assistant, parts),
         finish_reason,
         usage: body.get("usageMetadata").and_then(decode_usage),
@@ -131,16 +130,12 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
             .map(str::to_owned),
         provider_metadata: provider_metadata(candidate, body.get("promptFeedback")),
         provider_state: None,
-    };
-    response
-        .validate_call_ids()
-        .map_err(|e| contract(e.code(), e.to_string()))?;
-    Ok(response)
+    })
 }
 
 /// `promptTokenCount` already includes cached tokens; tool-use prompt tokens are input too.
 /// Output is visible candidates plus thoughts (what is billed).
-fn decode_usage(usage: &Value) -> Option<TokenUsage> {
+pub(super) fn decode_usage(usage: &Value) -> Option<TokenUsage> {
     let count = |key: &str| usage.get(key).and_then(Value::as_u64);
     let prompt = count("promptTokenCount")?;
     let thoughts = count("thoughtsTokenCount");

@@ -15,11 +15,13 @@
 
 mod decode;
 mod encode;
+mod stream;
 mod schema;
 
 pub use decode::decode;
 pub use encode::{SchemaMode, encode};
 pub use schema::openapi_schema;
+pub use stream::GeminiAssembler;
 
 /// Provider of the native parts holding a Gemini model turn's parts verbatim, and
 /// producer of the reasoning parts read from thought parts.

@@ -1,7 +1,6 @@
 //! Gemini Interactions response body → canonical turn.
 
 use agent_application::ports::{ModelError, ModelErrorKind};
-use agent_domain::ErrorCode;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
     TokenUsage,
@@ -10,7 +9,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder};
 use serde_json::{Value, json};
 
 use super::{FORMAT, MINTED_ID, NATIVE};
-use crate::wire::{self, contract, decode_arguments, invalid_response, tool_decode_error};
+use crate::wire::{self, decode_arguments, invalid_response, tool_decode_error};
 
 /// Decodes an interaction. Tool calls are named through `tools` — the tools of the request
 /// that produced this response — and nothing else.
@@ -129,7 +128,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         Some(raw) => FinishReason::Other(raw.to_owned()),
     };
 
-    let response = AgentModelResponse {
+    Ok(AgentModelResponse {
         message: AgentModelMessage::new(ModelRole::Assistant, parts),
         finish_reason,
         usage: body.get("usage").and_then(decode_usage),
@@ -137,11 +136,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         model: body.get("model").and_then(Value::as_str).map(str::to_owned),
         provider_metadata: provider_metadata(body, legacy),
         provider_state: None,
-    };
-    response
-        .validate_call_ids()
-        .map_err(|e| contract(e.code(), e.to_string()))?;
-    Ok(response)
+    })
 }
 
 /// A non-empty `{type: "text", text}` item as a text part.

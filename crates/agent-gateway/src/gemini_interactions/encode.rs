@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::{FORMAT, NATIVE, SESSION};
 use crate::continuation::Continuation;
 use crate::gemini::openapi_schema;
-use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
+use crate::wire::{self, resource_line, tool_decode_error};
 
 /// Body fields this adapter owns; connection params and request extras never replace them.
 /// `generation_config` is merged key by key instead (see [`encode`]). `stream` is owned
@@ -73,7 +73,6 @@ pub fn encode(
         return Err(SESSION
             .refused("a chained request needs `store: true` (nothing was stored to chain onto)"));
     }
-    check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut system = Vec::new();
     let mut input = Vec::new();

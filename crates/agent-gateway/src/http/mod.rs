@@ -16,4 +16,4 @@ mod transport;
 pub use classify::{UPSTREAM_INVALID_RESPONSE, classify_reply, classify_transport};
 pub use redact::{Redactor, WITHHELD};
 pub use retry_after::retry_after_ms;
-pub use transport::{HttpReply, HttpTimeouts, ProviderHttp};
+pub use transport::{HttpReply, HttpTimeouts, ProviderHttp, Streamed};

@@ -51,22 +51,70 @@ pub struct HttpReply {
 #[derive(Debug, Clone)]
 pub struct ProviderHttp {
     client: reqwest::Client,
+    /// For streamed calls: no limit on the whole answer (a long reply streams for as long
+    /// as it takes), but the request timeout between two reads, so a stalled stream fails.
+    streaming: reqwest::Client,
+}
+
+/// The answer to a streamed request.
+#[derive(Debug)]
+pub enum Streamed {
+    /// A 2xx event stream, still to be read.
+    Events(reqwest::Response),
+    /// A 2xx whole JSON answer from a server that ignored the request to stream, redacted.
+    Whole(Value),
 }
 
 impl ProviderHttp {
     /// A client with `timeouts`.
     pub fn new(timeouts: HttpTimeouts) -> Result<Self, ModelError> {
+        let failed = |e: reqwest::Error| {
+            ModelError::new(
+                ModelErrorKind::Other,
+                format!("cannot build the HTTP client: {e}"),
+            )
+        };
         let client = reqwest::Client::builder()
             .connect_timeout(timeouts.connect)
             .timeout(timeouts.request)
             .build()
-            .map_err(|e| {
-                ModelError::new(
-                    ModelErrorKind::Other,
-                    format!("cannot build the HTTP client: {e}"),
-                )
-            })?;
-        Ok(Self { client })
+            .map_err(failed)?;
+        let streaming = reqwest::Client::builder()
+            .connect_timeout(timeouts.connect)
+            .read_timeout(timeouts.request)
+            .build()
+            .map_err(failed)?;
+        Ok(Self { client, streaming })
+    }
+
+    /// POSTs `body` asking for an event stream. A 2xx `text/event-stream` answer comes back
+    /// unread; any other answer is read whole and classified exactly as
+    /// [`post_json`](Self::post_json) would (so errors look the same either way).
+    pub async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &Value,
+        redactor: &Redactor,
+    ) -> Result<Streamed, ModelError> {
+        let response = self
+            .streaming
+            .post(url)
+            .headers(header_map(headers)?)
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| classify_transport(&e, redactor))?;
+        let is_events = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if response.status().is_success() && is_events {
+            return Ok(Streamed::Events(response));
+        }
+        read_whole(response, redactor).await.map(Streamed::Whole)
     }
 
     /// POSTs `body` as JSON to `url` with `headers` and returns the parsed JSON body of a
@@ -90,23 +138,28 @@ impl ProviderHttp {
             .send()
             .await
             .map_err(|e| classify_transport(&e, redactor))?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = response
-            .text()
-            .await
-            .map_err(|e| classify_transport(&e, redactor))?;
-        let mut parsed = classify_reply(
-            HttpReply {
-                status,
-                headers,
-                body,
-            },
-            redactor,
-        )?;
-        redactor.redact_json(&mut parsed);
-        Ok(parsed)
+        read_whole(response, redactor).await
     }
+}
+
+/// Reads an answer whole: its redacted JSON body, or the classified failure.
+async fn read_whole(response: reqwest::Response, redactor: &Redactor) -> Result<Value, ModelError> {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response
+        .text()
+        .await
+        .map_err(|e| classify_transport(&e, redactor))?;
+    let mut parsed = classify_reply(
+        HttpReply {
+            status,
+            headers,
+            body,
+        },
+        redactor,
+    )?;
+    redactor.redact_json(&mut parsed);
+    Ok(parsed)
 }
 
 /// Builds the header map. A bad header names only the header, never its value (it may

@@ -88,7 +88,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         None => FinishReason::Stop,
     };
 
-    let response = AgentModelResponse {
+    Ok(AgentModelResponse {
         message: AgentModelMessage::new(ModelRole::Assistant, parts),
         finish_reason,
         usage: body.get("usage").and_then(decode_usage),
@@ -96,11 +96,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         model: body.get("model").and_then(Value::as_str).map(str::to_owned),
         provider_metadata: provider_metadata(body),
         provider_state: None,
-    };
-    response
-        .validate_call_ids()
-        .map_err(|e| contract(e.code(), e.to_string()))?;
-    Ok(response)
+    })
 }
 
 fn reasoning_part(text: &str, producer: &str) -> AgentModelContentPart {
@@ -125,7 +121,7 @@ fn content_text(content: Option<&Value>) -> String {
     }
 }
 
-fn decode_usage(usage: &Value) -> Option<TokenUsage> {
+pub(super) fn decode_usage(usage: &Value) -> Option<TokenUsage> {
     let count = |v: &Value, path: &[&str]| {
         path.iter()
             .try_fold(v, |v, key| v.get(*key))

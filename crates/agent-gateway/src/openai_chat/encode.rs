@@ -8,9 +8,11 @@ use agent_domain::model::{
 use agent_domain::tool::{ToolCallDecoder, ToolInvocation};
 use serde_json::{Map, Value, json};
 
-use super::{Dialect, OPENROUTER_NATIVE, REASONING_CONTENT_PRODUCER};
+use agent_domain::connection::ChatDialect;
+
+use super::{OPENROUTER_NATIVE, REASONING_CONTENT_PRODUCER};
 use crate::wire::{
-    self, check_request_transcript, resource_line, tool_decode_error as decode_error,
+    self, resource_line, tool_decode_error as decode_error,
 };
 
 /// The format name in error messages.
@@ -21,8 +23,7 @@ const OWNED_FIELDS: &[&str] = &["model", "messages", "tools", "tool_choice", "st
 
 /// Encodes `request` for `model` on a server speaking `dialect`.
 ///
-/// The transcript is checked first, so a request that would be rejected for unpaired tool
-/// calls fails here with a precise code instead of as a vague upstream 400. Historical
+/// The gateway has checked the transcript's tool-call pairing before this runs. Historical
 /// tool calls and results are named by the alias *this* request gives their tool; a tool
 /// missing from the request fails fast with `model.tool_not_in_request`.
 ///
@@ -33,10 +34,9 @@ const OWNED_FIELDS: &[&str] = &["model", "messages", "tools", "tool_choice", "st
 pub fn encode(
     request: &AgentModelRequest,
     model: &str,
-    dialect: Dialect,
+    dialect: ChatDialect,
     connection_params: &Map<String, Value>,
 ) -> Result<Value, ModelError> {
-    check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut messages = Vec::with_capacity(request.messages.len());
     for message in request.messages.iter() {
@@ -90,23 +90,23 @@ fn choice_shape(choice: wire::WireChoice<'_>) -> Value {
 
 fn encode_parameters(
     params: &GenerationParameters,
-    dialect: Dialect,
+    dialect: ChatDialect,
     body: &mut Map<String, Value>,
 ) -> Result<(), ModelError> {
     let names = wire::SamplingNames {
         top_p: "top_p",
-        max_tokens: Some(dialect.max_tokens_field()),
+        max_tokens: Some(max_tokens_field(dialect)),
         stop: Some("stop"),
     };
     wire::insert_sampling(params, names, body, FORMAT)?;
     let effort = params.reasoning_effort.map(|e| json!(e.as_str()));
     match dialect {
-        Dialect::Openai => {
+        ChatDialect::Openai => {
             if let Some(effort) = effort {
                 body.insert("reasoning_effort".into(), effort);
             }
         }
-        Dialect::Openrouter => {
+        ChatDialect::Openrouter => {
             let mut reasoning = Map::new();
             if let Some(effort) = effort {
                 reasoning.insert("effort".into(), effort);
@@ -119,7 +119,7 @@ fn encode_parameters(
             }
         }
         // DeepSeek switches thinking by model; generic servers have no common knob.
-        Dialect::Deepseek | Dialect::Generic => {}
+        ChatDialect::Deepseek | ChatDialect::Generic => {}
     }
     Ok(())
 }
@@ -127,7 +127,7 @@ fn encode_parameters(
 fn encode_message(
     message: &AgentModelMessage,
     decoder: &ToolCallDecoder<'_>,
-    dialect: Dialect,
+    dialect: ChatDialect,
     out: &mut Vec<Value>,
 ) -> Result<(), ModelError> {
     match message.role {
@@ -200,7 +200,7 @@ fn user_content(message: &AgentModelMessage) -> Result<Value, ModelError> {
 fn assistant_message(
     message: &AgentModelMessage,
     decoder: &ToolCallDecoder<'_>,
-    dialect: Dialect,
+    dialect: ChatDialect,
 ) -> Result<Value, ModelError> {
     let mut text = String::new();
     let mut tool_calls = Vec::new();
@@ -212,7 +212,7 @@ fn assistant_message(
             AgentModelContentPart::ToolCall(call) => tool_calls.push(encode_call(call, decoder)?),
             AgentModelContentPart::Reasoning {
                 text: t, producer, ..
-            } if dialect == Dialect::Deepseek
+            } if dialect == ChatDialect::Deepseek
                 && producer.as_deref() == Some(REASONING_CONTENT_PRODUCER) =>
             {
                 reasoning_content
@@ -221,7 +221,7 @@ fn assistant_message(
             }
             AgentModelContentPart::Native {
                 provider, value, ..
-            } if dialect == Dialect::Openrouter && provider == OPENROUTER_NATIVE => match value {
+            } if dialect == ChatDialect::Openrouter && provider == OPENROUTER_NATIVE => match value {
                 Value::Array(items) => reasoning_details.extend(items.iter().cloned()),
                 other => reasoning_details.push(other.clone()),
             },
@@ -266,4 +266,12 @@ fn unsupported(what: &str) -> ModelError {
 
 fn media_unsupported(mime_type: &str) -> ModelError {
     wire::media_unsupported(FORMAT, mime_type)
+}
+
+/// The body field that caps output tokens: OpenAI's reasoning models reject `max_tokens`.
+fn max_tokens_field(dialect: ChatDialect) -> &'static str {
+    match dialect {
+        ChatDialect::Openai => "max_completion_tokens",
+        ChatDialect::Deepseek | ChatDialect::Openrouter | ChatDialect::Generic => "max_tokens",
+    }
 }

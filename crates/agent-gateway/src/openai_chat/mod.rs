@@ -4,15 +4,15 @@
 //! [`encode`] turns a canonical request into a request body and [`decode`] turns a
 //! response body into a canonical turn; both are pure so they can be tested without a
 //! server. Compatible servers differ mostly in how reasoning survives between turns, which
-//! the [`Dialect`] of a connection decides.
+//! the connection's `ChatDialect` decides.
 
 mod decode;
-mod dialect;
 mod encode;
+mod stream;
 
 pub use decode::decode;
-pub use dialect::{Dialect, UnknownDialect};
 pub use encode::encode;
+pub use stream::ChatAssembler;
 
 /// Producer of reasoning read from `message.reasoning_content` (DeepSeek, vLLM, SGLang).
 pub const REASONING_CONTENT_PRODUCER: &str = "openai-chat:reasoning_content";

@@ -1,7 +1,6 @@
 //! Responses response body → canonical turn.
 
 use agent_application::ports::ModelError;
-use agent_domain::ErrorCode;
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelResponse, FinishReason, ModelRole,
     TokenUsage,
@@ -10,7 +9,7 @@ use agent_domain::tool::{AgentModelTool, ToolCallDecoder};
 use serde_json::{Value, json};
 
 use super::{FORMAT, NATIVE};
-use crate::wire::{contract, decode_arguments, invalid_response, tool_decode_error};
+use crate::wire::{decode_arguments, invalid_response, tool_decode_error};
 
 /// Decodes a Responses body. Tool calls are named through `tools` — the tools of the
 /// request that produced this response — and nothing else.
@@ -111,7 +110,7 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         (Some(raw), _) => FinishReason::Other(raw.to_owned()),
     };
 
-    let response = AgentModelResponse {
+    Ok(AgentModelResponse {
         message: AgentModelMessage::new(ModelRole::Assistant, parts),
         finish_reason,
         usage: body.get("usage").and_then(decode_usage),
@@ -119,15 +118,11 @@ pub fn decode(body: &Value, tools: &[AgentModelTool]) -> Result<AgentModelRespon
         model: body.get("model").and_then(Value::as_str).map(str::to_owned),
         provider_metadata: provider_metadata(body),
         provider_state: None,
-    };
-    response
-        .validate_call_ids()
-        .map_err(|e| contract(e.code(), e.to_string()))?;
-    Ok(response)
+    })
 }
 
 /// `input_tokens` already includes the cached ones.
-fn decode_usage(usage: &Value) -> Option<TokenUsage> {
+pub(super) fn decode_usage(usage: &Value) -> Option<TokenUsage> {
     let count = |path: &[&str]| {
         path.iter()
             .try_fold(usage, |v, key| v.get(*key))

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::{FORMAT, NATIVE, SESSION, is_strict_compatible};
 use crate::continuation::Continuation;
-use crate::wire::{self, check_request_transcript, resource_line, tool_decode_error};
+use crate::wire::{self, resource_line, tool_decode_error};
 
 /// Body fields this adapter owns; connection params and request extras never replace them.
 const OWNED_FIELDS: &[&str] = &[
@@ -55,7 +55,6 @@ pub fn encode(
     continuation: Continuation<'_>,
 ) -> Result<Value, ModelError> {
     SESSION.refuse(&request.parameters.extra)?;
-    check_request_transcript(&request.messages)?;
     let decoder = ToolCallDecoder::new(&request.tools);
     let mut instructions = Vec::new();
     let mut input = Vec::new();

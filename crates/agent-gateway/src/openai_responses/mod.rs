@@ -15,10 +15,12 @@
 
 mod decode;
 mod encode;
+mod stream;
 mod strict;
 
 pub use decode::decode;
 pub use encode::encode;
+pub use stream::ResponsesAssembler;
 pub use strict::is_strict_compatible;
 
 use agent_application::ports::ModelError;

@@ -164,7 +164,7 @@ pub fn check_outbound(path: &str, body: &Value) -> Result<(), String> {
         check_wire_transcript(body)
     } else if path.ends_with("/messages") {
         check_anthropic_transcript(body)
-    } else if path.ends_with(":generateContent") {
+    } else if path.ends_with(":generateContent") || path.ends_with(":streamGenerateContent") {
         check_gemini_transcript(body)
     } else if path.ends_with("/responses") {
         check_responses_transcript(body)

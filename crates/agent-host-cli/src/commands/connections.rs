@@ -114,6 +114,7 @@ fn config_of(args: &ConnectionAddArgs) -> Result<ConnectionConfig, ConnectionErr
     config.api_key_env = args.api_key_env.clone();
     config.dialect = args.dialect.clone();
     config.request_timeout_secs = args.timeout_secs;
+    config.stream = args.stream;
     config.headers = headers_from_args(&args.headers)?;
     config.params = params_from_args(&args.params)?;
     config.validate()?;
@@ -190,6 +191,12 @@ async fn show(store: &dyn ConnectionStore, name: &str, json: bool) -> CmdResult<
     if let Some(secs) = shown.request_timeout_secs {
         println!("timeout:       {secs} s per model call");
     }
+    let streaming = if shown.streams() {
+        "yes"
+    } else {
+        "no (answers whole)"
+    };
+    println!("streaming:     {streaming}");
     if shown.headers.is_empty() {
         println!("headers:       (none)");
     } else {

@@ -71,7 +71,7 @@ pub async fn execute(durability: Durability) -> CmdResult {
         model_binding: model.binding,
         scene: SceneRequest::default(),
     };
-    let outcome = drive(&host, request, View { json: false }).await?;
+    let outcome = drive(&host, request, View::default()).await?;
     let dir = root.display();
     say(&format!(
         "\nThe demo's data directory is {dir}\n\

@@ -1,16 +1,17 @@
 //! `run`: start a run on a chat, show it live, and exit with its outcome.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use agent_application::ports::EventStream;
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::{RunOutcome, StartRun, StartRunError};
+use agent_application::runtime::{ModelActivity, RunOutcome, StartRun, StartRunError};
 use agent_domain::ErrorCode;
 use agent_domain::event::Presentation;
 use agent_domain::run::RunId;
 use futures::StreamExt;
+use tokio::sync::broadcast;
 
 use super::{model, resolve_chat};
 use crate::cli::RunArgs;
@@ -24,10 +25,12 @@ use crate::wiring::Host;
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How a run is shown.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct View {
     /// Journal lines on stdout instead of the timeline and the message.
     pub json: bool,
+    /// Only the committed message on stdout.
+    pub quiet: bool,
 }
 
 pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
@@ -48,7 +51,11 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
         model_binding: model.binding,
         scene: args.scene.clone().into(),
     };
-    let outcome = drive(host, request, View { json: args.json }).await?;
+    let view = View {
+        json: args.json,
+        quiet: args.quiet,
+    };
+    let outcome = drive(host, request, view).await?;
     Ok(Exit::of_run(outcome.status))
 }
 
@@ -69,9 +76,13 @@ fn read_json(path: &Path) -> CmdResult<serde_json::Value> {
 /// and returns how it ended. A run that cannot start is a usage error: no run exists.
 pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunOutcome> {
     let mut interrupts = Interrupts::install().or_code(Exit::Failure, codes::STARTUP_FAILED)?;
+    // Subscribed before the run starts, so its first deltas are not missed; only a timeline
+    // on a terminal shows them.
+    let live = (!view.json && !view.quiet && io::stderr().is_terminal())
+        .then(|| host.runtime.watch_activity());
     let started = host.runtime.start_run(request).await.map_err(start_error)?;
     let run_id = started.run.id.clone();
-    {
+    if !view.quiet {
         let mut err = io::stderr().lock();
         let _ = writeln!(err, "run: {run_id}");
     }
@@ -84,7 +95,7 @@ pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunO
         .map(|dir| dir.path().to_path_buf());
     let clock = Instant::now();
     let mut task = tokio::spawn(started.task);
-    let mut shown = tokio::spawn(show(events, view, run_dir));
+    let mut shown = tokio::spawn(show(events, live, run_id.clone(), view, run_dir));
 
     let mut cancelled = false;
     let outcome = loop {
@@ -112,7 +123,7 @@ pub async fn drive(host: &Host, request: StartRun, view: View) -> CmdResult<RunO
         shown.abort();
     }
     if !view.json {
-        report(&outcome, clock.elapsed());
+        report(&outcome, clock.elapsed(), view.quiet);
     }
     Ok(outcome)
 }
@@ -127,10 +138,37 @@ async fn cancel(host: &Host, run_id: &RunId, view: View) {
     }
 }
 
-/// Renders the journal as it grows: JSON lines, or the timeline.
-async fn show(mut events: EventStream, view: View, run_dir: Option<PathBuf>) {
+/// Renders the journal as it grows: JSON lines, the timeline (with the model's text as it
+/// streams, when `live` listens), or nothing (`--quiet`).
+async fn show(
+    mut events: EventStream,
+    mut live: Option<broadcast::Receiver<ModelActivity>>,
+    run_id: RunId,
+    view: View,
+    run_dir: Option<PathBuf>,
+) {
+    if view.quiet {
+        return;
+    }
     let mut timeline = (!view.json).then(|| Timeline::new(run_dir));
-    while let Some(line) = events.next().await {
+    loop {
+        let line = tokio::select! {
+            biased;
+            line = events.next() => line,
+            activity = next_activity(&mut live) => {
+                match activity {
+                    Some(activity) if activity.run_id == run_id => {
+                        if let Some(timeline) = &mut timeline {
+                            timeline.live(&activity);
+                        }
+                    }
+                    Some(_) => {}
+                    None => live = None,
+                }
+                continue;
+            }
+        };
+        let Some(line) = line else { break };
         let line = match line {
             Ok(line) => line,
             Err(error) => {
@@ -156,8 +194,25 @@ async fn show(mut events: EventStream, view: View, run_dir: Option<PathBuf>) {
     }
 }
 
-/// The committed message on stdout, then the run's status line on stderr.
-fn report(outcome: &RunOutcome, elapsed: Duration) {
+/// The next delta of the live channel; `None` once it closed; pending forever without one.
+/// A subscriber that fell behind skips what it missed.
+async fn next_activity(
+    live: &mut Option<broadcast::Receiver<ModelActivity>>,
+) -> Option<ModelActivity> {
+    let Some(receiver) = live else {
+        return std::future::pending().await;
+    };
+    loop {
+        match receiver.recv().await {
+            Ok(activity) => return Some(activity),
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
+/// The committed message on stdout, then (unless `quiet`) the run's status line on stderr.
+fn report(outcome: &RunOutcome, elapsed: Duration, quiet: bool) {
     if let Some(text) = &outcome.committed_text {
         let mut out = io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
@@ -165,6 +220,9 @@ fn report(outcome: &RunOutcome, elapsed: Duration) {
             let _ = out.write_all(b"\n");
         }
         let _ = out.flush();
+    }
+    if quiet {
+        return;
     }
     let style = crate::render::timeline::Style::for_stderr();
     let status = outcome.status.as_str();

@@ -1,15 +1,19 @@
 //! The live timeline of `run` and `demo` on stderr: one line per model round and per tool
 //! call (with a short summary of its arguments and how it ended), commits, retries and the
 //! end of the run. A spinner shows while the model works; colours and the spinner appear
-//! only on a terminal.
+//! only on a terminal. On a terminal, a streamed model call's text shows as it arrives
+//! (reasoning dimmed) and each tool call as a one-line preview once its arguments are
+//! complete; these live lines come from the runtime's activity channel, never the journal.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agent_application::ports::SkillScope;
+use agent_application::ports::{ModelDelta, SkillScope};
+use agent_application::runtime::ModelActivity;
 use agent_domain::event::{
     JournalLine, ModelBindingMode, ROOT_INVOCATION_ID, RunEvent, RunFailurePayload,
     SkillDiagnostic, ToolCallOutcomePayload,
@@ -111,6 +115,14 @@ pub struct Timeline {
     deferred: HashMap<String, Vec<String>>,
     /// Profile of each non-root invocation, for line prefixes.
     invocations: HashMap<String, String>,
+    /// The model call whose live text is showing: invocation, round, attempt.
+    live_call: Option<(String, u32, u32)>,
+    /// Whether live reasoning (rather than answer text) is showing.
+    live_reasoning: bool,
+    /// Whether live text left the cursor mid-line (the next line starts on a fresh one).
+    live_open: Cell<bool>,
+    /// Tool calls of the live model call: name and argument text so far.
+    live_tools: HashMap<usize, (String, String)>,
 }
 
 impl Timeline {
@@ -125,6 +137,80 @@ impl Timeline {
             pending: HashMap::new(),
             deferred: HashMap::new(),
             invocations: HashMap::new(),
+            live_call: None,
+            live_reasoning: false,
+            live_open: Cell::new(false),
+            live_tools: HashMap::new(),
+        }
+    }
+
+    /// Shows one delta of a streamed model call. A new call (or a retry) starts on a fresh
+    /// line; text is written as it comes, reasoning dimmed.
+    pub fn live(&mut self, activity: &ModelActivity) {
+        let call = (
+            activity.invocation_id.to_string(),
+            activity.round,
+            activity.attempt,
+        );
+        if self.live_call.as_ref() != Some(&call) {
+            self.close_live_line();
+            self.live_call = Some(call);
+            self.live_reasoning = false;
+            self.live_tools.clear();
+        }
+        let s = self.style;
+        match &activity.delta {
+            ModelDelta::Text(text) => {
+                if self.live_reasoning {
+                    self.close_live_line();
+                    self.live_reasoning = false;
+                }
+                self.write_live(text, text);
+            }
+            ModelDelta::Reasoning(text) => {
+                if !self.live_reasoning {
+                    self.close_live_line();
+                    self.live_reasoning = true;
+                }
+                self.write_live(&s.dim(text), text);
+            }
+            ModelDelta::ToolCallStarted { index, name } => {
+                self.live_tools
+                    .insert(*index, (name.clone(), String::new()));
+            }
+            ModelDelta::ToolCallArguments { index, fragment } => {
+                if let Some((_, arguments)) = self.live_tools.get_mut(index) {
+                    arguments.push_str(fragment);
+                }
+            }
+            ModelDelta::ToolCallFinished { index } => {
+                if let Some((name, arguments)) = self.live_tools.remove(index) {
+                    let preview = serde_json::from_str::<Value>(&arguments)
+                        .map(|value| summarize_arguments(&value))
+                        .unwrap_or_else(|_| truncate(&one_line(&arguments), MESSAGE_WIDTH));
+                    self.say(&s.dim(&format!("  ⋯ {name} {preview}")));
+                }
+            }
+            ModelDelta::Usage(_) => {}
+        }
+    }
+
+    /// Writes live text (`shown`, styled; `raw`, what it says) on the current line.
+    fn write_live(&mut self, shown: &str, raw: &str) {
+        if raw.is_empty() {
+            return;
+        }
+        self.stop_spinner();
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "{shown}");
+        let _ = err.flush();
+        self.live_open.set(!raw.ends_with('\n'));
+    }
+
+    /// Ends a line live text left open.
+    fn close_live_line(&self) {
+        if self.live_open.replace(false) {
+            let _ = writeln!(io::stderr().lock());
         }
     }
 
@@ -411,6 +497,7 @@ impl Timeline {
     }
 
     fn say(&self, text: &str) {
+        self.close_live_line();
         let print = || {
             let mut err = io::stderr().lock();
             let _ = writeln!(err, "{text}");

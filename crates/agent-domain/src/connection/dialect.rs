@@ -1,4 +1,7 @@
-//! [`Dialect`]: which flavour of Chat Completions a connection speaks.
+//! [`ChatChatDialect`]: which flavour of Chat Completions a connection speaks.
+//!
+//! A domain value so a saved connection, the host and the gateway agree on one typed name
+//! instead of matching strings.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// is asked for, and which reasoning must be sent back on earlier assistant turns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Dialect {
+pub enum ChatDialect {
     /// OpenAI itself: `max_completion_tokens` (reasoning models reject `max_tokens`),
     /// `reasoning_effort`, no reasoning to replay.
     Openai,
@@ -26,7 +29,15 @@ pub enum Dialect {
     Generic,
 }
 
-impl Dialect {
+impl ChatDialect {
+    /// Every dialect, in the order help texts list them.
+    pub const ALL: [Self; 4] = [
+        Self::Openai,
+        Self::Deepseek,
+        Self::Openrouter,
+        Self::Generic,
+    ];
+
     /// The configuration name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -62,17 +73,9 @@ impl Dialect {
             Self::Generic
         }
     }
-
-    /// The body field that caps output tokens.
-    pub(crate) fn max_tokens_field(self) -> &'static str {
-        match self {
-            Self::Openai => "max_completion_tokens",
-            Self::Deepseek | Self::Openrouter | Self::Generic => "max_tokens",
-        }
-    }
 }
 
-impl fmt::Display for Dialect {
+impl fmt::Display for ChatDialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -83,21 +86,16 @@ impl fmt::Display for Dialect {
 #[error(
     "unknown Chat Completions dialect `{0}` (expected openai, deepseek, openrouter or generic)"
 )]
-pub struct UnknownDialect(pub String);
+pub struct UnknownChatDialect(pub String);
 
-impl FromStr for Dialect {
-    type Err = UnknownDialect;
+impl FromStr for ChatDialect {
+    type Err = UnknownChatDialect;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [
-            Self::Openai,
-            Self::Deepseek,
-            Self::Openrouter,
-            Self::Generic,
-        ]
-        .into_iter()
-        .find(|d| d.as_str() == s)
-        .ok_or_else(|| UnknownDialect(s.to_owned()))
+        Self::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| UnknownChatDialect(s.to_owned()))
     }
 }
 
@@ -108,16 +106,16 @@ mod tests {
     #[test]
     fn the_dialect_follows_the_host() {
         for (url, dialect) in [
-            ("https://api.openai.com/v1", Dialect::Openai),
-            ("https://API.DeepSeek.com/v1", Dialect::Deepseek),
-            ("https://openrouter.ai/api/v1", Dialect::Openrouter),
-            ("http://127.0.0.1:8080/v1", Dialect::Generic),
-            ("http://user@localhost:11434/v1", Dialect::Generic),
-            ("https://notopenai.com/v1", Dialect::Generic),
-            ("https://proxy.example/openai.com/v1", Dialect::Generic),
-            ("", Dialect::Generic),
+            ("https://api.openai.com/v1", ChatDialect::Openai),
+            ("https://API.DeepSeek.com/v1", ChatDialect::Deepseek),
+            ("https://openrouter.ai/api/v1", ChatDialect::Openrouter),
+            ("http://127.0.0.1:8080/v1", ChatDialect::Generic),
+            ("http://user@localhost:11434/v1", ChatDialect::Generic),
+            ("https://notopenai.com/v1", ChatDialect::Generic),
+            ("https://proxy.example/openai.com/v1", ChatDialect::Generic),
+            ("", ChatDialect::Generic),
         ] {
-            assert_eq!(Dialect::for_base_url(url), dialect, "{url}");
+            assert_eq!(ChatDialect::for_base_url(url), dialect, "{url}");
         }
     }
 }
