@@ -23,7 +23,6 @@
 //! All text is generated from a fixed seed, so every run measures the same bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use agent_application::ports::ModelError;
@@ -32,16 +31,16 @@ use agent_domain::model::{
     AgentModelMessage, AgentModelRequest, AgentModelResponse, GenerationParameters, ModelRole,
     ProviderState, ReasoningEffort,
 };
-use agent_domain::profile::{ProfileSource, default_writer, resolve};
-use agent_domain::tool::{
-    AgentModelTool, AgentToolResult, ExitPolicy, SnapshotInputs, ToolChoice, ToolTurnContract,
-    builtin_catalog, compile_snapshot,
-};
+use agent_domain::tool::{AgentModelTool, AgentToolResult, ToolChoice};
 use agent_gateway::continuation::Continuation;
 use agent_gateway::gemini::SchemaMode;
 use agent_gateway::{anthropic, gemini, gemini_interactions, openai_chat, openai_responses};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
+
+#[path = "../tests/support/tools.rs"]
+mod tools;
+use tools::tools;
 
 /// Messages in the benchmarked request, system and user prompt included.
 const MESSAGES: usize = 200;
@@ -674,25 +673,6 @@ fn formats() -> Vec<Format> {
             decode: gemini_interactions::decode,
         },
     ]
-}
-
-/// The default writer's root tools, as one request advertises them.
-fn tools() -> Vec<AgentModelTool> {
-    let profile = resolve(&default_writer(), ProfileSource::BuiltIn).unwrap();
-    let catalog = builtin_catalog().unwrap();
-    let snapshot = compile_snapshot(SnapshotInputs {
-        invocation_id: "inv_root",
-        policy: &profile.tool_policy(),
-        exit_policy: ExitPolicy::RunFinishAllowed,
-        builtins: &catalog,
-        mcp: &BTreeMap::new(),
-    })
-    .unwrap()
-    .snapshot;
-    ToolTurnContract::all(&snapshot, ToolChoice::Auto)
-        .unwrap()
-        .model_tools(&snapshot)
-        .unwrap()
 }
 
 /// Everything one format's benches need, built once.

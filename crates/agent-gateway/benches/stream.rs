@@ -11,17 +11,12 @@
 //! the worst case for the parser.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::hint::black_box;
 
 use agent_application::ports::{ModelDelta, ModelError};
 use agent_domain::model::AgentModelResponse;
-use agent_domain::profile::{ProfileSource, default_writer, resolve};
-use agent_domain::tool::{
-    AgentModelTool, ExitPolicy, SnapshotInputs, ToolChoice, ToolTurnContract, builtin_catalog,
-    compile_snapshot,
-};
+use agent_domain::tool::AgentModelTool;
 use agent_gateway::http::Redactor;
 use agent_gateway::sse::{self, Assembled, Assembler};
 use agent_gateway::{anthropic, gemini, openai_chat, openai_responses};
@@ -29,28 +24,14 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+#[path = "../tests/support/tools.rs"]
+mod tools;
+use tools::tools;
+
 const REASONING: usize = 1_000;
 const TEXT: usize = 800;
 const ARGUMENT_FRAGMENTS: usize = 200;
 const ALIAS: &str = "workspace_write_file";
-
-fn tools() -> Vec<AgentModelTool> {
-    let profile = resolve(&default_writer(), ProfileSource::BuiltIn).unwrap();
-    let catalog = builtin_catalog().unwrap();
-    let snapshot = compile_snapshot(SnapshotInputs {
-        invocation_id: "inv_root",
-        policy: &profile.tool_policy(),
-        exit_policy: ExitPolicy::RunFinishAllowed,
-        builtins: &catalog,
-        mcp: &BTreeMap::new(),
-    })
-    .unwrap()
-    .snapshot;
-    ToolTurnContract::all(&snapshot, ToolChoice::Auto)
-        .unwrap()
-        .model_tools(&snapshot)
-        .unwrap()
-}
 
 /// The tool call's argument JSON, cut into `ARGUMENT_FRAGMENTS` pieces.
 fn argument_fragments() -> Vec<String> {

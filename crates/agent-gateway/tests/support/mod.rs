@@ -3,44 +3,25 @@
 
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use agent_application::ports::ModelCall;
 use agent_domain::event::InvocationKind;
 use agent_domain::model::{
     AgentModelMessage, AgentModelRequest, GenerationParameters, ProviderState,
 };
-use agent_domain::profile::{ProfileSource, default_writer, resolve};
 use agent_domain::run::{InvocationId, RunId};
-use agent_domain::tool::{
-    AgentModelTool, AgentToolResult, ExitPolicy, SnapshotInputs, ToolChoice, ToolId,
-    ToolInvocation, ToolTurnContract, builtin_catalog, compile_snapshot,
-};
+use agent_domain::tool::{AgentModelTool, AgentToolResult, ToolChoice, ToolId, ToolInvocation};
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+#[path = "tools.rs"]
+mod tools;
+pub use tools::tools;
+
 pub const CHAT_PATH: &str = "/v1/chat/completions";
 pub const MESSAGES_PATH: &str = "/v1/messages";
-
-/// The default writer's root tools as one request advertises them.
-pub fn tools() -> Vec<AgentModelTool> {
-    let profile = resolve(&default_writer(), ProfileSource::BuiltIn).unwrap();
-    let catalog = builtin_catalog().unwrap();
-    let snapshot = compile_snapshot(SnapshotInputs {
-        invocation_id: "inv_root",
-        policy: &profile.tool_policy(),
-        exit_policy: ExitPolicy::RunFinishAllowed,
-        builtins: &catalog,
-        mcp: &BTreeMap::new(),
-    })
-    .unwrap()
-    .snapshot;
-    ToolTurnContract::all(&snapshot, ToolChoice::Auto)
-        .unwrap()
-        .model_tools(&snapshot)
-        .unwrap()
-}
 
 /// A root model call over `messages` with the default writer's tools.
 pub fn call(messages: Vec<AgentModelMessage>, round: u32) -> ModelCall {
