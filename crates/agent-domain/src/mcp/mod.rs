@@ -13,6 +13,6 @@ mod registration;
 pub use catalog::{McpCatalog, McpToolDefinition};
 pub use outcome::{McpCallOutcome, McpContent, McpError, McpErrorKind, McpToolResult};
 pub use registration::{
-    McpRegistration, McpRegistrationError, McpServerStatus, McpToolPermission, McpTransport,
-    McpValue, MCP_REGISTRATION_SCHEMA_VERSION, NamedValue,
+    MCP_REGISTRATION_SCHEMA_VERSION, McpRegistration, McpRegistrationError, McpServerStatus,
+    McpToolPermission, McpTransport, McpValue, NamedValue,
 };

@@ -43,7 +43,10 @@ pub enum McpCallOutcome {
     },
     /// A response of a shape this client does not handle (a task, an input request).
     #[serde(rename_all = "camelCase")]
-    Unsupported { response_type: String, message: String },
+    Unsupported {
+        response_type: String,
+        message: String,
+    },
 }
 
 /// Why talking to a server failed.

@@ -201,7 +201,9 @@ pub enum McpRegistrationError {
     ProgramEmpty,
     #[error("`{0}` is not an http:// or https:// URL")]
     UrlInvalid(String),
-    #[error("env entry or header `{0}` is invalid: names and variable names must be non-empty without `=` or line breaks")]
+    #[error(
+        "env entry or header `{0}` is invalid: names and variable names must be non-empty without `=` or line breaks"
+    )]
     EntryInvalid(String),
 }
 
@@ -260,7 +262,10 @@ mod tests {
                 .unwrap_err()
                 .code()
         };
-        assert_eq!(code("nope", "files", stdio()), "mcp.registration_id_invalid");
+        assert_eq!(
+            code("nope", "files", stdio()),
+            "mcp.registration_id_invalid"
+        );
         assert_eq!(code(ID, " files", stdio()), "mcp.server_name_invalid");
         assert_eq!(code(ID, "", stdio()), "mcp.server_name_invalid");
         let empty = McpTransport::Stdio {
@@ -292,9 +297,15 @@ mod tests {
             McpToolPermission::Ask,
             McpToolPermission::Allow,
         ] {
-            assert_eq!(McpToolPermission::parse(permission.as_str()), Some(permission));
+            assert_eq!(
+                McpToolPermission::parse(permission.as_str()),
+                Some(permission)
+            );
         }
-        assert_eq!(McpToolPermission::parse("ALLOW"), Some(McpToolPermission::Allow));
+        assert_eq!(
+            McpToolPermission::parse("ALLOW"),
+            Some(McpToolPermission::Allow)
+        );
         assert_eq!(McpToolPermission::parse("yes"), None);
     }
 }
