@@ -14,5 +14,6 @@ pub use catalog::{McpCatalog, McpToolDefinition};
 pub use outcome::{McpCallOutcome, McpContent, McpError, McpErrorKind, McpToolResult};
 pub use registration::{
     MCP_REGISTRATION_SCHEMA_VERSION, McpRegistration, McpRegistrationError, McpServerStatus,
-    McpToolPermission, McpTransport, McpValue, NamedValue,
+    McpToolPermission, McpTransport, McpValue, NamedValue, registration_id,
+    registration_id_from_hex, validate_display_name,
 };

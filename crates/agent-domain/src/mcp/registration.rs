@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
+use crate::tool::{ToolId, ToolProvider};
 
 /// Schema version written into every registration document.
 pub const MCP_REGISTRATION_SCHEMA_VERSION: u32 = 1;
@@ -139,9 +140,7 @@ impl McpRegistration {
         if self.schema_version != MCP_REGISTRATION_SCHEMA_VERSION {
             return Err(McpRegistrationError::SchemaVersion(self.schema_version));
         }
-        if !crate::tool::ToolId::mcp(&self.id, "x").is_ok_and(|id| {
-            matches!(id.provider(), crate::tool::ToolProvider::Mcp { registration } if *registration == self.id)
-        }) {
+        if registration_id(&self.id)? != self.id {
             return Err(McpRegistrationError::IdInvalid(self.id.clone()));
         }
         validate_display_name(&self.display_name)?;
@@ -160,6 +159,25 @@ impl McpRegistration {
             }
         }
     }
+}
+
+/// A registration id as stored: a UUID, lower-cased.
+pub fn registration_id(raw: &str) -> Result<String, McpRegistrationError> {
+    match ToolId::mcp(raw, "x").map(|id| id.provider().clone()) {
+        Ok(ToolProvider::Mcp { registration }) => Ok(registration),
+        _ => Err(McpRegistrationError::IdInvalid(raw.to_owned())),
+    }
+}
+
+/// A registration id from 32 random hex digits (an `IdSource` id), grouped as a UUID.
+pub fn registration_id_from_hex(hex: &str) -> Result<String, McpRegistrationError> {
+    let grouped = match (hex.len(), hex.get(..8), hex.get(8..12), hex.get(12..16)) {
+        (32, Some(a), Some(b), Some(c)) => {
+            format!("{a}-{b}-{c}-{}-{}", &hex[16..20], &hex[20..])
+        }
+        _ => hex.to_owned(),
+    };
+    registration_id(&grouped)
 }
 
 /// A display name: not blank, no control characters, at most 64 characters.
@@ -288,6 +306,20 @@ mod tests {
             }],
         };
         assert_eq!(code(ID, "files", header), "mcp.entry_invalid");
+    }
+
+    #[test]
+    fn ids_are_uuids_stored_lower_case() {
+        assert_eq!(registration_id(&ID.to_uppercase()).unwrap(), ID);
+        assert_eq!(
+            registration_id_from_hex("0F8FAD5BD9CB469FA16570867728950E").unwrap(),
+            ID
+        );
+        assert_eq!(
+            registration_id("../etc").unwrap_err().code(),
+            "mcp.registration_id_invalid"
+        );
+        assert!(registration_id_from_hex("abc").is_err());
     }
 
     #[test]
