@@ -204,8 +204,9 @@ impl StreamableHttpClient for LimitedClient {
     }
 }
 
-/// HTTPS anywhere; plain HTTP only where traffic stays on this machine or network.
-pub(crate) fn check_url(raw: &str) -> Result<(), McpError> {
+/// HTTPS anywhere; plain HTTP only where traffic stays on this machine or network. Hosts
+/// call it before saving a registration, so one that could never connect is refused early.
+pub fn check_url(raw: &str) -> Result<(), McpError> {
     let url = Url::parse(raw).map_err(|error| {
         McpError::new(
             McpErrorKind::UrlInvalid,

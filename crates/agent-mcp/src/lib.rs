@@ -23,6 +23,7 @@ use rmcp::service::{ClientInitializeError, RoleClient, RunningService};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::sync::Mutex;
 
+pub use http::check_url;
 pub use limits::McpLimits;
 
 use handler::Handler;

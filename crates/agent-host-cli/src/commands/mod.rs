@@ -4,6 +4,7 @@
 pub mod connections;
 pub mod demo;
 pub mod doctor;
+pub mod mcp;
 pub mod model;
 pub mod profiles;
 pub mod prompt;
@@ -39,6 +40,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Tools { command } => tools::execute(&host, command),
         Command::Profiles { command } => profiles::execute(&host, command).await,
         Command::Connections { command } => connections::execute(&host, command).await,
+        Command::Mcp { command } => mcp::execute(&host, command).await,
         Command::Prompt { command } => prompt::execute(&host, command).await,
         Command::Skills { command } => skills::execute(&host, command).await,
         Command::Doctor { json } => doctor::execute(&host, json).await,
