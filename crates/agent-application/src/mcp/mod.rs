@@ -5,6 +5,8 @@
 //! to a server to list its tools. Discovery never grants authority: tools a refresh finds
 //! stay `Off` until a permission is set.
 
+mod entries;
+
 use std::sync::Arc;
 
 use agent_domain::ErrorCode;
@@ -18,6 +20,8 @@ use crate::ports::{
     Clock, IdSource, McpConnector, McpNotice, McpNoticeSink, McpRegistrationList, McpRegistry,
     StoreError,
 };
+
+pub use entries::snapshot_entries;
 
 /// One tool of a server as listings show it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -243,6 +247,8 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::Mutex;
 
+    use agent_domain::tool::McpToolEntry;
+
     use agent_domain::mcp::{McpCallOutcome, McpErrorKind, McpToolDefinition};
     use async_trait::async_trait;
     use serde_json::{Map, Value, json};
@@ -416,6 +422,100 @@ mod tests {
             servers.find("My Server").await.unwrap_err().code(),
             "mcp.registration_not_found"
         );
+    }
+
+    #[tokio::test]
+    async fn snapshot_entries_come_from_the_cache_with_a_code_for_each_omission() {
+        let registry = Arc::new(MemoryRegistry::default());
+        let servers = McpServers::new(
+            registry.clone(),
+            Arc::new(FakeConnector),
+            Arc::new(FixedClock::default()),
+            Arc::new(SequentialIds::default()),
+        );
+        let one = servers.add("one", http("https://one/mcp")).await.unwrap();
+        let two = servers.add("two", http("https://two/mcp")).await.unwrap();
+        servers.refresh("one").await.unwrap();
+        servers
+            .set_permission("one", "issue.create", McpToolPermission::Allow)
+            .await
+            .unwrap();
+        let tool = |reg: &McpRegistration, name: &str| ToolId::mcp(&reg.id, name).unwrap();
+        let gone = ToolId::mcp("11111111-2222-4333-8444-555555555555", "x").unwrap();
+        let allowed = vec![
+            ToolId::builtin("workspace.read_file").unwrap(),
+            tool(&one, "issue.create"),
+            tool(&one, "issue.list"),
+            tool(&one, "issue.delete"),
+            tool(&two, "anything"),
+            gone.clone(),
+        ];
+        let code = |entries: &BTreeMap<ToolId, McpToolEntry>, id: &ToolId| match &entries[id] {
+            McpToolEntry::Available { .. } => "available".to_owned(),
+            McpToolEntry::Unavailable { code, .. } => code.clone(),
+        };
+
+        let entries = snapshot_entries(registry.as_ref(), &allowed).await;
+        assert_eq!(entries.len(), 5, "builtins are not MCP entries");
+        assert_eq!(code(&entries, &allowed[1]), "available");
+        assert_eq!(code(&entries, &allowed[2]), "mcp.tool_permission_off");
+        assert_eq!(
+            code(&entries, &allowed[3]),
+            "mcp.tool_not_in_cached_catalog"
+        );
+        assert_eq!(code(&entries, &allowed[4]), "mcp.catalog_not_cached");
+        assert_eq!(code(&entries, &gone), "mcp.registration_not_found");
+        let McpToolEntry::Available {
+            server_display_name,
+            descriptor,
+        } = &entries[&allowed[1]]
+        else {
+            unreachable!()
+        };
+        assert_eq!(server_display_name, "one");
+        assert_eq!(descriptor.description, "issue.create.");
+
+        servers
+            .set_status("one", McpServerStatus::Paused)
+            .await
+            .unwrap();
+        let entries = snapshot_entries(registry.as_ref(), &allowed).await;
+        assert_eq!(code(&entries, &allowed[1]), "mcp.server_paused");
+    }
+
+    /// A registry whose files are all damaged.
+    struct DamagedRegistry;
+
+    #[async_trait]
+    impl McpRegistry for DamagedRegistry {
+        async fn list(&self) -> Result<McpRegistrationList, StoreError> {
+            Err(StoreError::Integrity("damaged".into()))
+        }
+        async fn get(&self, _id: &str) -> Result<Option<McpRegistration>, StoreError> {
+            Err(StoreError::Integrity("damaged".into()))
+        }
+        async fn put(&self, _registration: &McpRegistration) -> Result<(), StoreError> {
+            Err(StoreError::Integrity("damaged".into()))
+        }
+        async fn remove(&self, _id: &str) -> Result<(), StoreError> {
+            Err(StoreError::Integrity("damaged".into()))
+        }
+        async fn catalog(&self, _id: &str) -> Result<Option<McpCatalog>, StoreError> {
+            Err(StoreError::Integrity("damaged".into()))
+        }
+        async fn put_catalog(&self, _catalog: &McpCatalog) -> Result<(), StoreError> {
+            Err(StoreError::Integrity("damaged".into()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_registration_that_cannot_be_read_is_a_storage_issue() {
+        let id = ToolId::mcp("11111111-2222-4333-8444-555555555555", "x").unwrap();
+        let entries = snapshot_entries(&DamagedRegistry, [&id]).await;
+        assert!(matches!(
+            &entries[&id],
+            McpToolEntry::Unavailable { code, .. } if code == "mcp.registration_storage_issue"
+        ));
     }
 
     #[tokio::test]
