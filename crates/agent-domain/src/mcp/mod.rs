@@ -8,10 +8,12 @@
 
 mod catalog;
 mod outcome;
+mod projection;
 mod registration;
 
 pub use catalog::{McpCatalog, McpToolDefinition};
 pub use outcome::{McpCallOutcome, McpContent, McpError, McpErrorKind, McpToolResult};
+pub use projection::{EMPTY_RESULT, READABLE_LINE_CHARS, hard_wrap, prefix_preview, project};
 pub use registration::{
     MCP_REGISTRATION_SCHEMA_VERSION, McpRegistration, McpRegistrationError, McpServerStatus,
     McpToolPermission, McpTransport, McpValue, NamedValue, registration_id,
