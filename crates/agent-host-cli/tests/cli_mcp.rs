@@ -155,3 +155,57 @@ fn import_adds_every_server_and_keeps_secrets_out_of_the_files() {
         .code(2)
         .stderr(contains("error: mcp.import_invalid"));
 }
+
+#[test]
+fn tools_list_adds_the_cached_mcp_tools_a_profile_could_use() {
+    let fx = Fixture::new();
+    let id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    let mcp_dir = fx.path().join("_tauritavern/mcp");
+    fs::create_dir_all(mcp_dir.join("servers")).unwrap();
+    fs::create_dir_all(mcp_dir.join("catalogs")).unwrap();
+    let registration = json!({
+        "schemaVersion": 1, "id": id, "displayName": "my server",
+        "transport": {"type": "streamableHttp", "url": "https://mcp.example.com/mcp"},
+        "status": "active", "permissions": {"issue.create": "allow"}
+    });
+    fs::write(
+        mcp_dir.join(format!("servers/{id}.json")),
+        registration.to_string(),
+    )
+    .unwrap();
+    let tool =
+        |name: &str| json!({"name": name, "description": "d", "inputSchema": {"type": "object"}});
+    let catalog = json!({
+        "registrationId": id, "refreshedAt": "2026-01-01T00:00:00Z",
+        "tools": [tool("issue.create"), tool("issue.delete")]
+    });
+    fs::write(
+        mcp_dir.join(format!("catalogs/{id}.json")),
+        catalog.to_string(),
+    )
+    .unwrap();
+
+    let listed = fx.cmd().args(["tools", "list"]).assert().success();
+    let text = stdout_of(&listed);
+    assert!(
+        text.contains(&format!("mcp/{id}:issue.create"))
+            && text.contains("mcp__my_server__issue_create"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("issue.delete"),
+        "a tool that is off is not listed: {text}"
+    );
+    let as_json = fx
+        .cmd()
+        .args(["tools", "list", "--json"])
+        .assert()
+        .success();
+    let ids: Vec<String> = json_of(&as_json)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.last().unwrap(), &format!("mcp/{id}:issue.create"));
+}

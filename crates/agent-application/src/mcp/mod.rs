@@ -211,6 +211,36 @@ impl McpServers {
             .collect()
     }
 
+    /// Every cached tool a profile could be given (active server, permission not off), with
+    /// its alias as `tools` shows it, ordered by server name (ignoring case), then ToolId.
+    pub async fn usable_tools(
+        &self,
+    ) -> Result<Vec<(String, agent_domain::tool::ToolDescriptor)>, McpServiceError> {
+        let mut usable = Vec::new();
+        for registration in self.registry.list().await?.registrations {
+            if registration.status != McpServerStatus::Active {
+                continue;
+            }
+            let Some(catalog) = self.registry.catalog(&registration.id).await? else {
+                continue;
+            };
+            let mut aliases = AliasAllocator::default();
+            let mut tools: Vec<_> = catalog
+                .tools
+                .iter()
+                .map(|tool| {
+                    let alias = aliases.allocate_mcp(&registration.display_name, &tool.name);
+                    (alias, tool)
+                })
+                .filter(|(_, tool)| registration.permission(&tool.name) != McpToolPermission::Off)
+                .filter_map(|(alias, tool)| Some((alias, tool.descriptor(&registration.id).ok()?)))
+                .collect();
+            tools.sort_by(|a, b| a.1.id.cmp(&b.1.id));
+            usable.extend(tools);
+        }
+        Ok(usable)
+    }
+
     /// Sets the permission of one cached tool, or of every cached tool when `tool` is `*`.
     /// Returns the names of the tools changed.
     pub async fn set_permission(
@@ -411,6 +441,13 @@ mod tests {
             .unwrap();
         let tools = servers.tools(&added.id).await.unwrap();
         assert!(tools.iter().all(|t| t.permission == McpToolPermission::Ask));
+        servers
+            .set_permission("My Server", "issue.create", McpToolPermission::Off)
+            .await
+            .unwrap();
+        let usable = servers.usable_tools().await.unwrap();
+        assert_eq!(usable.len(), 1);
+        assert_eq!(usable[0].0, "mcp__My_Server__issue_list");
 
         let paused = servers
             .set_status("my server", McpServerStatus::Paused)

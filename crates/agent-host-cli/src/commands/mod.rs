@@ -37,7 +37,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Run(args) => run::execute(&host, args).await,
         Command::Demo => demo::execute(policy).await,
         Command::Runs { command } => runs::execute(&host, command).await,
-        Command::Tools { command } => tools::execute(&host, command),
+        Command::Tools { command } => tools::execute(&host, command).await,
         Command::Profiles { command } => profiles::execute(&host, command).await,
         Command::Connections { command } => connections::execute(&host, command).await,
         Command::Mcp { command } => mcp::execute(&host, command).await,
