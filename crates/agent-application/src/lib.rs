@@ -5,6 +5,7 @@
 //! directly; adapters implement the ports and the host wires them together.
 
 pub mod doctor;
+pub mod mcp;
 pub mod ports;
 pub mod profiles;
 pub mod prompt;

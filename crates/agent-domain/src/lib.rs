@@ -8,6 +8,7 @@ pub mod connection;
 pub mod error;
 pub mod event;
 pub mod json;
+pub mod mcp;
 pub mod model;
 pub mod profile;
 pub mod run;

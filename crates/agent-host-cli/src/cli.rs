@@ -72,6 +72,11 @@ pub enum Command {
         #[command(subcommand)]
         command: ConnectionsCommand,
     },
+    /// Manage MCP servers whose tools agents may use (docs/mcp.md).
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
     /// Inspect the prompt a run would start from.
     Prompt {
         #[command(subcommand)]
@@ -403,6 +408,112 @@ pub struct ConnectionAddArgs {
     #[arg(long)]
     pub force: bool,
     /// Print the saved record as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Register a server (stdio with --command, or Streamable HTTP with --url), print its
+    /// registration id and refresh its tool catalog. Every tool starts Off.
+    #[command(
+        after_help = "Secrets are never stored: `--env KEY` passes KEY through from this \
+                      process's environment and `--header-env NAME=VAR` reads VAR at each \
+                      connection. See docs/mcp.md."
+    )]
+    Add(McpAddArgs),
+    /// Add every server of a `{"mcpServers": {...}}` file (the desktop MCP clients' format).
+    Import {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the registered servers.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one server (by name or id) and its cached tools.
+    Show {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a server and its cached catalog.
+    Remove {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Pause a server: agents lose its tools until it is resumed.
+    Pause {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Resume a paused server.
+    Resume {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the server's tools now and replace the cached catalog (permissions are kept).
+    Refresh {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The cached tools: ToolId (`mcp/<uuid>:<tool>`), model alias and permission.
+    Tools {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set the permission of one cached tool, or of all with '*'.
+    Permission {
+        name: String,
+        /// A native tool name, or '*' for every cached tool.
+        tool: String,
+        /// off, ask or allow (ask runs like allow: there is no approval prompt yet).
+        permission: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `tavern-agent mcp add`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["command", "url"])))]
+pub struct McpAddArgs {
+    /// The server's display name (1-64 characters; unique ignoring case).
+    pub name: String,
+    /// A stdio server: the program to run.
+    #[arg(long, value_name = "PROGRAM")]
+    pub command: Option<String>,
+    /// An argument of the program (repeatable; may start with `-`).
+    #[arg(
+        long = "arg",
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "command"
+    )]
+    pub args: Vec<String>,
+    /// `KEY=VALUE` sets KEY; `KEY` alone passes KEY through from this process's environment
+    /// (read when the server starts; repeatable).
+    #[arg(long = "env", value_name = "KEY[=VALUE]", requires = "command")]
+    pub env: Vec<String>,
+    /// The program's working directory.
+    #[arg(long, value_name = "DIR", requires = "command")]
+    pub cwd: Option<String>,
+    /// A Streamable HTTP server: its endpoint (https://, or http:// to a local host).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A request header (repeatable).
+    #[arg(long = "header", value_name = "NAME=VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// A request header whose value is read from environment variable VAR at connect time.
+    #[arg(long = "header-env", value_name = "NAME=VAR", requires = "url")]
+    pub header_envs: Vec<String>,
     #[arg(long)]
     pub json: bool,
 }

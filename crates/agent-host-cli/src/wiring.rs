@@ -6,13 +6,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_application::doctor::Doctor;
+use agent_application::mcp::McpServers;
 use agent_application::ports::SkillStore;
 use agent_application::profiles::ProfileService;
 use agent_application::runtime::AgentRuntime;
 use agent_domain::ErrorCode;
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::durability::{Durability, UnknownDurability};
+use agent_infra_fs::environment::{SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
+use agent_mcp::McpClient;
 use agent_text::TextEngines;
 
 use crate::exit::{CmdResult, Exit, Failed, codes};
@@ -94,6 +97,16 @@ impl Host {
     pub fn profiles(&self) -> ProfileService {
         ProfileService::new(self.storage.profiles.clone())
             .with_connections(self.storage.connections.clone())
+    }
+
+    /// The MCP management service: the data directory's registry and the rmcp client.
+    pub fn mcp(&self) -> McpServers {
+        McpServers::new(
+            self.storage.mcp.clone(),
+            Arc::new(McpClient::default()),
+            Arc::new(SystemClock),
+            Arc::new(UuidIds),
+        )
     }
 
     /// The skills of every scope.

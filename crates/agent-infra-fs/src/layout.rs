@@ -211,6 +211,16 @@ impl DataDir {
         self.tauritavern().join("mcp")
     }
 
+    /// MCP server registrations, `<uuid>.json` each.
+    pub fn mcp_servers(&self) -> PathBuf {
+        self.mcp_dir().join("servers")
+    }
+
+    /// Cached MCP tool catalogs, `<uuid>.json` each.
+    pub fn mcp_catalogs(&self) -> PathBuf {
+        self.mcp_dir().join("catalogs")
+    }
+
     pub fn llm_connections(&self) -> PathBuf {
         self.tauritavern().join("llm-connections")
     }

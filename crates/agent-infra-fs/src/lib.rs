@@ -19,6 +19,7 @@ pub mod durability;
 pub mod environment;
 pub mod journal;
 pub mod layout;
+pub mod mcp;
 pub mod persist;
 pub mod profiles;
 pub mod run_locator;

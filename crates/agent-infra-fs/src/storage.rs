@@ -17,6 +17,7 @@ use crate::durability::Durability;
 use crate::environment::{OsRng, SystemClock, UuidIds};
 use crate::journal::FsEventJournal;
 use crate::layout::DataDir;
+use crate::mcp::FsMcpRegistry;
 use crate::persist::FsPersistentStateStore;
 use crate::profiles::{FsProfileStore, FsSettingsStore};
 use crate::run_locator::RunLocator;
@@ -50,6 +51,8 @@ pub struct FsStorage {
     pub persona_avatars: Arc<FsPersonaAvatars>,
     pub lorebooks: Arc<FsLorebooks>,
     pub groups: Arc<FsGroups>,
+    /// MCP server registrations and their cached catalogs.
+    pub mcp: Arc<FsMcpRegistry>,
 }
 
 impl FsStorage {
@@ -81,6 +84,7 @@ impl FsStorage {
             persona_avatars: Arc::new(FsPersonaAvatars::new(data.clone())),
             lorebooks: Arc::new(FsLorebooks::new(data.clone())),
             groups: Arc::new(FsGroups::new(data.clone())),
+            mcp: Arc::new(FsMcpRegistry::new(data.clone())),
             locator,
             data,
         }

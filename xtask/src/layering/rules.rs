@@ -18,6 +18,17 @@ const ADAPTER_FORBIDDEN: &[&str] = &[
     "agent-host-cli",
 ];
 
+/// What the adapters other than `agent-mcp` may not depend on: [`ADAPTER_FORBIDDEN`] plus
+/// the MCP SDK, whose types must not leave `agent-mcp`.
+const NON_MCP_ADAPTER_FORBIDDEN: &[&str] = &[
+    "agent-infra-fs",
+    "agent-gateway",
+    "agent-mcp",
+    "agent-text",
+    "agent-host-cli",
+    "rmcp",
+];
+
 /// Paths that mean I/O, processes or the clock; forbidden in the sources of crates whose rule
 /// sets `scan_sources`.
 pub const FORBIDDEN_SOURCE_PATTERNS: &[&str] = &[
@@ -73,16 +84,18 @@ pub const RULES: &[CrateRule] = &[
     CrateRule {
         krate: "agent-infra-fs",
         allowed_only: None,
-        forbidden: ADAPTER_FORBIDDEN,
+        forbidden: NON_MCP_ADAPTER_FORBIDDEN,
         scan_sources: false,
-        why: "adapters never depend on each other or on the host",
+        why: "adapters never depend on each other or on the host, and only agent-mcp speaks \
+              the MCP SDK",
     },
     CrateRule {
         krate: "agent-gateway",
         allowed_only: None,
-        forbidden: ADAPTER_FORBIDDEN,
+        forbidden: NON_MCP_ADAPTER_FORBIDDEN,
         scan_sources: false,
-        why: "adapters never depend on each other or on the host",
+        why: "adapters never depend on each other or on the host, and only agent-mcp speaks \
+              the MCP SDK",
     },
     CrateRule {
         krate: "agent-mcp",
@@ -94,9 +107,18 @@ pub const RULES: &[CrateRule] = &[
     CrateRule {
         krate: "agent-text",
         allowed_only: None,
-        forbidden: ADAPTER_FORBIDDEN,
+        forbidden: NON_MCP_ADAPTER_FORBIDDEN,
         scan_sources: false,
-        why: "adapters never depend on each other or on the host",
+        why: "adapters never depend on each other or on the host, and only agent-mcp speaks \
+              the MCP SDK",
+    },
+    CrateRule {
+        krate: "agent-host-cli",
+        allowed_only: None,
+        forbidden: &["rmcp"],
+        scan_sources: false,
+        why: "the host wires agent-mcp through the application's MCP port; rmcp types stay \
+              inside agent-mcp",
     },
 ];
 
@@ -345,6 +367,22 @@ mod tests {
                 pair("agent-gateway", "agent-text"),
                 pair("agent-mcp", "agent-host-cli"),
                 pair("agent-text", "agent-gateway")
+            ]
+        );
+    }
+
+    #[test]
+    fn only_the_mcp_adapter_may_use_the_mcp_sdk() {
+        let ws = metadata(&[
+            ("agent-host-cli", "rmcp", "null"),
+            ("agent-gateway", "rmcp", "null"),
+            ("agent-infra-fs", "rmcp", r#""dev""#),
+        ]);
+        assert_eq!(
+            deps_of(&check_dependencies(&ws, RULES)),
+            vec![
+                pair("agent-gateway", "rmcp"),
+                pair("agent-host-cli", "rmcp")
             ]
         );
     }

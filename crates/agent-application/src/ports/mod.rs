@@ -16,6 +16,7 @@ mod group;
 mod journal;
 mod lore_engines;
 mod lorebook;
+mod mcp;
 mod model;
 mod persist;
 mod persona;
@@ -42,6 +43,10 @@ pub use group::{GROUP_INVALID, Group, Groups, INVALID_GROUP_ID};
 pub use journal::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
 pub use lore_engines::{EngineUnavailable, LoreEngines};
 pub use lorebook::{INVALID_WORLD_NAME, Lorebook, Lorebooks, WORLD_INVALID, compare_world_names};
+pub use mcp::{
+    McpConnector, McpNotice, McpNoticeSink, McpRegistrationList, McpRegistrationProblem,
+    McpRegistry, McpSession,
+};
 pub use model::{ModelCall, ModelDelta, ModelError, ModelErrorKind, ModelGateway, ModelStreamItem};
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
 pub use persona::PersonaAvatars;

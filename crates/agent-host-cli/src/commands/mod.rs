@@ -4,6 +4,7 @@
 pub mod connections;
 pub mod demo;
 pub mod doctor;
+pub mod mcp;
 pub mod model;
 pub mod profiles;
 pub mod prompt;
@@ -36,9 +37,10 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Run(args) => run::execute(&host, args).await,
         Command::Demo => demo::execute(policy).await,
         Command::Runs { command } => runs::execute(&host, command).await,
-        Command::Tools { command } => tools::execute(&host, command),
+        Command::Tools { command } => tools::execute(&host, command).await,
         Command::Profiles { command } => profiles::execute(&host, command).await,
         Command::Connections { command } => connections::execute(&host, command).await,
+        Command::Mcp { command } => mcp::execute(&host, command).await,
         Command::Prompt { command } => prompt::execute(&host, command).await,
         Command::Skills { command } => skills::execute(&host, command).await,
         Command::Doctor { json } => doctor::execute(&host, json).await,
