@@ -283,6 +283,32 @@ async fn run_cmd(mut cmd: assert_cmd::Command) -> std::process::Output {
         .unwrap()
 }
 
+/// Starts `run` on the fixture's chat with `connection` in a child process, and reads the
+/// run id from the first line of its stderr.
+async fn spawn_run(fx: &Fixture, connection: &str) -> (std::process::Child, String) {
+    let mut child = std::process::Command::new(bin())
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .arg("--data-dir")
+        .arg(fx.path())
+        .args(["run", "--chat", CHAT, "--connection", connection])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let run_id = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut first = String::new();
+        std::io::BufReader::new(stderr)
+            .read_line(&mut first)
+            .unwrap();
+        first.strip_prefix("run: ").unwrap().trim().to_owned()
+    })
+    .await
+    .unwrap();
+    (child, run_id)
+}
+
 /// Saves connection `name` (`--model` and `--base-url` given, plus `extra` arguments) and
 /// checks it was saved.
 async fn add_connection(
@@ -743,26 +769,7 @@ async fn cancelling_during_a_slow_provider_call_aborts_it() {
     let fx = Fixture::new();
     add_connection(&fx, "slow", format.name, MODEL, &server.uri(), &[]).await;
 
-    let mut child = std::process::Command::new(bin())
-        .env_remove("TAVERN_AGENT_DATA_DIR")
-        .arg("--data-dir")
-        .arg(fx.path())
-        .args(["run", "--chat", CHAT, "--connection", "slow"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let run_id = tokio::task::spawn_blocking(move || {
-        use std::io::BufRead;
-        let mut first = String::new();
-        std::io::BufReader::new(stderr)
-            .read_line(&mut first)
-            .unwrap();
-        first.strip_prefix("run: ").unwrap().trim().to_owned()
-    })
-    .await
-    .unwrap();
+    let (mut child, run_id) = spawn_run(&fx, "slow").await;
     // Wait until the request is in flight.
     let started = std::time::Instant::now();
     while server.received_requests().await.unwrap().is_empty() {
@@ -823,26 +830,7 @@ async fn cancelling_during_a_stream_drops_the_connection() {
     let base_url = format!("http://{address}");
     add_connection(&fx, "streaming", "anthropic", MODEL, &base_url, &[]).await;
 
-    let mut child = std::process::Command::new(bin())
-        .env_remove("TAVERN_AGENT_DATA_DIR")
-        .arg("--data-dir")
-        .arg(fx.path())
-        .args(["run", "--chat", CHAT, "--connection", "streaming"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let run_id = tokio::task::spawn_blocking(move || {
-        use std::io::BufRead;
-        let mut first = String::new();
-        std::io::BufReader::new(stderr)
-            .read_line(&mut first)
-            .unwrap();
-        first.strip_prefix("run: ").unwrap().trim().to_owned()
-    })
-    .await
-    .unwrap();
+    let (mut child, run_id) = spawn_run(&fx, "streaming").await;
     // Wait until the stream has begun.
     let started = std::time::Instant::now();
     while !fx
