@@ -33,6 +33,20 @@ async fn with_files(files: &[(&str, &str)]) -> (TestRun, FsCheckpointStore) {
     (run, store)
 }
 
+/// A checkpoint of `paths` that must succeed.
+async fn checkpoint(
+    store: &FsCheckpointStore,
+    run: &TestRun,
+    reason: CheckpointReason,
+    event_seq: u64,
+    paths: &[agent_domain::workspace::WorkspacePath],
+) -> agent_application::ports::CheckpointRecord {
+    store
+        .create(&run.run, reason, event_seq, paths, AT)
+        .await
+        .unwrap()
+}
+
 /// Names directly inside `dir`, sorted.
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -69,16 +83,14 @@ async fn checkpoints_copy_files_and_number_themselves() {
     let (run, store) = with_files(&[("output/main.md", "Hello"), ("plan/p.md", "plan")]).await;
     assert!(store.list(&run.run).await.unwrap().is_empty());
 
-    let first = store
-        .create(
-            &run.run,
-            CheckpointReason::ToolWorkspaceWrite,
-            7,
-            &[wp("output/main.md")],
-            AT,
-        )
-        .await
-        .unwrap();
+    let first = checkpoint(
+        &store,
+        &run,
+        CheckpointReason::ToolWorkspaceWrite,
+        7,
+        &[wp("output/main.md")],
+    )
+    .await;
     assert_eq!(first.id, "cp_000001");
     assert_eq!(first.seq, 1);
     assert_eq!(first.event_seq, 7);
@@ -108,16 +120,14 @@ async fn checkpoints_copy_files_and_number_themselves() {
         serde_json::from_slice(&fs::read(dir.join("checkpoint.json")).unwrap()).unwrap();
     insta::assert_json_snapshot!("checkpoint_record", on_disk, {".createdAt" => "[createdAt]"});
 
-    let second = store
-        .create(
-            &run.run,
-            CheckpointReason::ChatCommit,
-            9,
-            &[wp("plan/p.md"), wp("output/main.md"), wp("plan/p.md")],
-            AT,
-        )
-        .await
-        .unwrap();
+    let second = checkpoint(
+        &store,
+        &run,
+        CheckpointReason::ChatCommit,
+        9,
+        &[wp("plan/p.md"), wp("output/main.md"), wp("plan/p.md")],
+    )
+    .await;
     assert_eq!(second.id, "cp_000002");
     let paths: Vec<&str> = second.files.iter().map(|file| file.path.as_str()).collect();
     assert_eq!(paths, ["plan/p.md", "output/main.md"]);
@@ -163,16 +173,14 @@ async fn checkpoints_written_before_blobs_read_from_their_copies() {
         b"Old bytes"
     );
     // Numbering goes on after it, in the new layout.
-    let next = store
-        .create(
-            &run.run,
-            CheckpointReason::ToolWorkspaceWrite,
-            5,
-            &[wp("output/main.md")],
-            AT,
-        )
-        .await
-        .unwrap();
+    let next = checkpoint(
+        &store,
+        &run,
+        CheckpointReason::ToolWorkspaceWrite,
+        5,
+        &[wp("output/main.md")],
+    )
+    .await;
     assert_eq!(next.id, "cp_000002");
     assert_eq!(
         store
@@ -279,16 +287,14 @@ async fn leftovers_of_an_interrupted_checkpoint_are_ignored() {
     fs::create_dir_all(staging.join("output")).unwrap();
     fs::write(staging.join("output/main.md"), "half").unwrap();
     assert!(store.list(&run.run).await.unwrap().is_empty());
-    let record = store
-        .create(
-            &run.run,
-            CheckpointReason::DirectOutputCapture,
-            3,
-            &[wp("output/main.md")],
-            AT,
-        )
-        .await
-        .unwrap();
+    let record = checkpoint(
+        &store,
+        &run,
+        CheckpointReason::DirectOutputCapture,
+        3,
+        &[wp("output/main.md")],
+    )
+    .await;
     assert_eq!(record.id, "cp_000001");
     assert_eq!(store.list(&run.run).await.unwrap(), [record]);
 }
@@ -296,16 +302,14 @@ async fn leftovers_of_an_interrupted_checkpoint_are_ignored() {
 #[tokio::test]
 async fn a_damaged_record_is_an_integrity_fault() {
     let (run, store) = with_files(&[("output/main.md", "Hello")]).await;
-    store
-        .create(
-            &run.run,
-            CheckpointReason::ToolWorkspacePatch,
-            1,
-            &[wp("output/main.md")],
-            AT,
-        )
-        .await
-        .unwrap();
+    checkpoint(
+        &store,
+        &run,
+        CheckpointReason::ToolWorkspacePatch,
+        1,
+        &[wp("output/main.md")],
+    )
+    .await;
     fs::write(
         run.run_dir.join("checkpoints/cp_000001/checkpoint.json"),
         "{",
