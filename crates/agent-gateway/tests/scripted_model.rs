@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use agent_application::ports::{ModelCall, ModelError, ModelErrorKind, ModelGateway};
@@ -13,37 +12,17 @@ use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, AgentModelRequest, AgentModelResponse, FinishReason,
     GenerationParameters, ProviderState,
 };
-use agent_domain::profile::{ProfileSource, default_writer, resolve};
 use agent_domain::run::{InvocationId, RunId};
-use agent_domain::tool::{
-    AgentModelTool, BuiltinTool, ExitPolicy, SnapshotInputs, ToolChoice, ToolTurnContract,
-    builtin_catalog, compile_snapshot,
-};
+use agent_domain::tool::{BuiltinTool, ExitPolicy, ToolChoice};
 use agent_gateway::scripted::ScriptedModel;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-const RUN: &str = "run_a";
+#[path = "support/tools.rs"]
+mod tools;
+use tools::tools_under;
 
-/// The default writer's tools as one request advertises them: root-like invocations may
-/// finish the run, return-mode children get `task_return` instead.
-fn tools(exit_policy: ExitPolicy) -> Vec<AgentModelTool> {
-    let profile = resolve(&default_writer(), ProfileSource::BuiltIn).unwrap();
-    let catalog = builtin_catalog().unwrap();
-    let snapshot = compile_snapshot(SnapshotInputs {
-        invocation_id: "inv_root",
-        policy: &profile.tool_policy(),
-        exit_policy,
-        builtins: &catalog,
-        mcp: &BTreeMap::new(),
-    })
-    .unwrap()
-    .snapshot;
-    ToolTurnContract::all(&snapshot, ToolChoice::Auto)
-        .unwrap()
-        .model_tools(&snapshot)
-        .unwrap()
-}
+const RUN: &str = "run_a";
 
 /// One model call of `profile` in `run`, as an invocation of `kind`.
 fn call_in(run: &str, profile: &str, kind: InvocationKind) -> ModelCall {
@@ -66,7 +45,7 @@ fn call_in(run: &str, profile: &str, kind: InvocationKind) -> ModelCall {
                 AgentModelMessage::user("Continue the story."),
             ]
             .into(),
-            tools: tools(exit).into(),
+            tools: tools_under(exit).into(),
             tool_choice: ToolChoice::Auto,
             provider_state: ProviderState::initial(run, invocation.as_str()),
             parameters: GenerationParameters::default(),
