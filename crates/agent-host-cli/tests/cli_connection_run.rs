@@ -309,6 +309,19 @@ async fn spawn_run(fx: &Fixture, connection: &str) -> (std::process::Child, Stri
     (child, run_id)
 }
 
+/// Cancels the run from another process (`runs cancel`) and checks the run's own process
+/// then exits 130.
+async fn cancel_from_outside(fx: &Fixture, run_id: &str, mut child: std::process::Child) {
+    let mut cancel = fx.cmd();
+    cancel.args(["runs", "cancel", run_id]);
+    let cancelled = run_cmd(cancel).await;
+    assert!(cancelled.status.success(), "{cancelled:?}");
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+}
+
 /// Saves connection `name` (`--model` and `--base-url` given, plus `extra` arguments) and
 /// checks it was saved.
 async fn add_connection(
@@ -769,7 +782,7 @@ async fn cancelling_during_a_slow_provider_call_aborts_it() {
     let fx = Fixture::new();
     add_connection(&fx, "slow", format.name, MODEL, &server.uri(), &[]).await;
 
-    let (mut child, run_id) = spawn_run(&fx, "slow").await;
+    let (child, run_id) = spawn_run(&fx, "slow").await;
     // Wait until the request is in flight.
     let started = std::time::Instant::now();
     while server.received_requests().await.unwrap().is_empty() {
@@ -780,14 +793,7 @@ async fn cancelling_during_a_slow_provider_call_aborts_it() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 
-    let mut cancel = fx.cmd();
-    cancel.args(["runs", "cancel", &run_id]);
-    let cancelled = run_cmd(cancel).await;
-    assert!(cancelled.status.success(), "{cancelled:?}");
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(status.code(), Some(130));
+    cancel_from_outside(&fx, &run_id, child).await;
     let journal = fx.events_jsonl(&run_id);
     let last: Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "run_cancelled");
@@ -830,7 +836,7 @@ async fn cancelling_during_a_stream_drops_the_connection() {
     let base_url = format!("http://{address}");
     add_connection(&fx, "streaming", "anthropic", MODEL, &base_url, &[]).await;
 
-    let (mut child, run_id) = spawn_run(&fx, "streaming").await;
+    let (child, run_id) = spawn_run(&fx, "streaming").await;
     // Wait until the stream has begun.
     let started = std::time::Instant::now();
     while !fx
@@ -845,14 +851,7 @@ async fn cancelling_during_a_stream_drops_the_connection() {
     }
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
 
-    let mut cancel = fx.cmd();
-    cancel.args(["runs", "cancel", &run_id]);
-    let cancelled = run_cmd(cancel).await;
-    assert!(cancelled.status.success(), "{cancelled:?}");
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(status.code(), Some(130));
+    cancel_from_outside(&fx, &run_id, child).await;
     tokio::time::timeout(std::time::Duration::from_secs(10), dropped_rx)
         .await
         .expect("the provider's stream was never closed")
