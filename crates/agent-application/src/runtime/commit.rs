@@ -33,12 +33,11 @@ use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath};
 use serde_json::json;
 
-use super::drive::{Driver, count};
+use super::driver::{Driver, count};
 use super::fault::Fault;
+use super::invocation::Invocation;
 use super::machine::{AutoPublishReport, ToolCallReport, ToolControl};
-use super::prepare::Invocation;
 use super::rollback::RollbackBase;
-use super::tool_calls::failure_result;
 use crate::ports::{
     ChatCommitReceipt, ChatCommitRequest, CommitMode, CommitTarget, InputDocument, WorkspaceError,
 };
@@ -82,14 +81,14 @@ enum Published {
 
 /// `workspace.commit`: parses the call, publishes, and answers the model.
 pub(super) async fn explicit(
-    d: &mut Driver,
+    d: &Driver,
     invocation: &Invocation,
     call: &ToolInvocation,
 ) -> Result<ToolCallReport, Fault> {
     let default_path = d.facts.profile.message_body_path().clone();
     let (path, mode, reason) = match parse(call, &invocation.world.scope, &default_path) {
         Ok(parsed) => parsed,
-        Err(failure) => return Ok(ToolCallReport::new(failure_result(call, failure))),
+        Err(failure) => return Ok(ToolCallReport::new(failure.into_error_result(call))),
     };
     let plan = Plan {
         call_id: &call.call_id,
@@ -142,12 +141,12 @@ pub(super) async fn explicit(
 /// `Action::AutoPublish`: the round's last text write, published in `replace` mode as an
 /// automatic commit; skipped when the file no longer is what was written.
 pub(super) async fn auto_publish(
-    d: &mut Driver,
+    d: &Driver,
     invocation: &mut Invocation,
     path: WorkspacePath,
     sha256: String,
 ) -> Result<(), Fault> {
-    let call_id = d
+    let call_id = invocation
         .last_write_call
         .as_ref()
         .filter(|(written, _)| *written == path)
@@ -239,11 +238,7 @@ fn parse(
 }
 
 /// The shared publish path (see the module docs).
-async fn publish(
-    d: &mut Driver,
-    invocation: &Invocation,
-    plan: Plan<'_>,
-) -> Result<Published, Fault> {
+async fn publish(d: &Driver, invocation: &Invocation, plan: Plan<'_>) -> Result<Published, Fault> {
     let ports = d.ports().clone();
     let run_id = d.run_id().clone();
     let scope = &invocation.world.scope;
@@ -320,9 +315,13 @@ async fn publish(
         .await?;
 
     // The host side: re-read the file, check it is what was requested, write the chat.
-    let text = compose(&plan, d.explicit_text.as_deref(), &file.text);
+    let (text, seq) = {
+        let message = d.message();
+        let text = compose(&plan, message.explicit_text.as_deref(), &file.text);
+        (text, message.commits.len() + 1)
+    };
     let entry = CommitRecord {
-        seq: u32::try_from(d.commits.len() + 1).unwrap_or(u32::MAX),
+        seq: u32::try_from(seq).unwrap_or(u32::MAX),
         commit_id: commit_id.clone(),
         checkpoint_id: checkpoint_id.clone(),
         path: plan.path.to_string(),
@@ -372,9 +371,12 @@ async fn publish(
             ));
         }
     };
-    d.commits.push(entry);
-    if plan.explicit {
-        d.explicit_text = Some(text.clone());
+    {
+        let mut message = d.message();
+        message.commits.push(entry);
+        if plan.explicit {
+            message.explicit_text = Some(text.clone());
+        }
     }
     if receipt.previous_message.is_some() || !receipt.metadata_changes.is_empty() {
         keep_rollback_base(d, &receipt).await?;
@@ -394,7 +396,7 @@ async fn publish(
             is_explicit: plan.explicit,
         }))
         .await?;
-    d.committed_text = Some(text);
+    d.message().committed_text = Some(text);
     Ok(Published::Committed {
         receipt,
         chars,
@@ -447,10 +449,10 @@ fn commit_request(
         text,
         author: d.facts.author.clone(),
         model: d.facts.reply_model.clone(),
-        reasoning: d.last_reasoning.clone(),
+        reasoning: invocation.last_reasoning.clone(),
         generation_started: record.created_at.clone(),
         committed_at: d.rec.now(),
-        record: AgentMessageRecord::after(&identity, &d.commits, latest),
+        record: AgentMessageRecord::after(&identity, &d.message().commits, latest),
         metadata: if first {
             d.facts.commit_metadata.clone()
         } else {

@@ -15,7 +15,9 @@ use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
 use super::errors::{RuntimeError, StartRunError};
 use super::recorder::{Recorder, append};
+use super::shared::Shared;
 use super::start::{PreviewPrompt, StartRun, StartedRun, start_run};
+use super::summary::store_summary;
 use super::views::{self, ModelTurnView};
 use super::wiring::RuntimePorts;
 use crate::ports::{
@@ -23,20 +25,6 @@ use crate::ports::{
     WorkspaceFile,
 };
 use crate::prompt::AssembledPrompt;
-
-/// What every clone of an [`AgentRuntime`] shares.
-pub(super) struct Shared {
-    pub ports: RuntimePorts,
-    /// SillyTavern's user data (cards, settings, personas, lorebooks, groups), for the scene
-    /// of a run and the built-in prompt assembler.
-    pub user_data: UserDataPorts,
-    /// The engines world info needs; without them, lorebooks cannot be activated.
-    pub lore_engines: Option<Arc<dyn LoreEngines>>,
-    /// Runs this process drives.
-    pub active: Arc<ActiveRuns>,
-    /// The live deltas of streamed model calls.
-    pub activity: ActivityHub,
-}
 
 /// The runtime a host drives: starts runs, cancels them, and reads back what they did.
 /// Cheap to clone; clones share the ports and the registry of runs this process drives.
@@ -296,38 +284,4 @@ impl AgentRuntime {
             .map(|catalog| catalog.iter().cloned().collect())
             .unwrap_or_default()
     }
-}
-
-/// Every event of a run, oldest first.
-pub(super) async fn read_all_events(
-    ports: &RuntimePorts,
-    run: &RunId,
-) -> Result<Vec<JournalLine>, RuntimeError> {
-    let mut events: Vec<JournalLine> = Vec::new();
-    loop {
-        let query = EventQuery {
-            after_seq: Some(events.last().map_or(0, |line| line.seq)),
-            limit: Some(EventQuery::MAX_LIMIT),
-            ..EventQuery::default()
-        };
-        let page = ports.journal.read(run, &query).await?;
-        let full = page.len() >= EventQuery::MAX_LIMIT as usize;
-        events.extend(page);
-        if !full {
-            return Ok(events);
-        }
-    }
-}
-
-/// Projects the run's summary from its journal and stores it if the run has ended.
-pub(super) async fn store_summary(
-    ports: &RuntimePorts,
-    record: &AgentRun,
-) -> Result<RunSummary, RuntimeError> {
-    let events = read_all_events(ports, &record.id).await?;
-    let summary = RunSummary::project(record, &events);
-    if summary.is_final() {
-        ports.runs.save_run_summary(&summary).await?;
-    }
-    Ok(summary)
 }

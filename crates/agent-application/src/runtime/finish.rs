@@ -9,16 +9,20 @@ use agent_domain::event::{
     PersistentStateMetadataUpdatedPayload, RunCancelledPayload, RunEvent, RunStatus,
 };
 
-use super::drive::Driver;
-use super::facade::store_summary;
+use agent_domain::run::AgentInvocation;
+
+use super::driver::Driver;
+use super::facts::RunOutcome;
 use super::fault::Fault;
 use super::machine::{CommitLedger, Outcome};
-use super::start::RunOutcome;
+use super::summary::store_summary;
 use crate::ports::PersistStateUpdate;
 
-/// Journals the run's end and reports it.
+/// Journals the run's end and reports it; `owner` is the invocation that ended the run
+/// (none when the run ended before its root invocation existed).
 pub(super) async fn finish(
-    d: &mut Driver,
+    d: &Driver,
+    owner: Option<&mut AgentInvocation>,
     outcome: Outcome,
     ledger: &CommitLedger,
     rounds: u32,
@@ -79,7 +83,11 @@ pub(super) async fn finish(
         }
     };
     // Best effort from here on: the terminal event is written whatever failed before it.
-    let _ = d.set_invocation_status(invocation_status, message).await;
+    if let Some(owner) = owner {
+        let _ = d
+            .set_invocation_status(owner, invocation_status, message)
+            .await;
+    }
     let record = match d.rec.terminate(status, event).await {
         Ok(record) => record,
         Err(_) => d.rec.record().await,
@@ -90,9 +98,9 @@ pub(super) async fn finish(
     RunOutcome {
         run_id: d.run_id().clone(),
         status,
-        committed_text: d.committed_text.clone(),
+        committed_text: d.message().committed_text.clone(),
         rounds,
-        tool_calls: d.tool_calls,
+        tool_calls: d.tool_calls(),
         failure,
     }
 }
@@ -100,14 +108,14 @@ pub(super) async fn finish(
 /// `workspace.finish` was accepted: status `finishing`, promote `persist/`, and record the
 /// new state on the committed message. A failure here is classified by the ledger (partial
 /// success after a commit).
-async fn complete(d: &mut Driver, ledger: &CommitLedger) -> Outcome {
+async fn complete(d: &Driver, ledger: &CommitLedger) -> Outcome {
     match finalise(d, ledger).await {
         Ok(()) => Outcome::Completed,
         Err(fault) => ledger.classify(fault.payload()),
     }
 }
 
-async fn finalise(d: &mut Driver, ledger: &CommitLedger) -> Result<(), Fault> {
+async fn finalise(d: &Driver, ledger: &CommitLedger) -> Result<(), Fault> {
     d.rec.set_status(RunStatus::Finishing).await?;
     let ports = d.ports().clone();
     let record = d.rec.record().await;

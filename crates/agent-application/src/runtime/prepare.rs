@@ -16,33 +16,29 @@ use agent_domain::run::{AgentInvocation, InvocationId};
 use agent_domain::tool::{ExitPolicy, SnapshotInputs, builtin_catalog, compile_snapshot};
 use agent_domain::workspace::WorkspaceRoot;
 
-use super::drive::Driver;
+use super::driver::Driver;
 use super::fault::Fault;
+use super::invocation::{Invocation, ToolWorld};
 use super::machine::{CommitLedger, InvocationMachine, InvocationSetup};
 use crate::ports::InputDocument;
 use crate::skills::{invocation_scopes, resolve_skills};
-use crate::tools::{InvocationScope, RunScope, SkillAccess, ToolPorts, ToolSession};
-
-/// The root invocation, ready for its first model call.
-pub(super) struct Invocation {
-    pub machine: InvocationMachine,
-    pub world: ToolWorld,
-}
-
-/// What builtin tools of the invocation see and share.
-pub(super) struct ToolWorld {
-    pub run: RunScope,
-    pub scope: InvocationScope,
-    pub session: ToolSession,
-    pub ports: ToolPorts,
-}
+use crate::tools::{InvocationScope, RunScope, SkillAccess, ToolSession};
 
 fn fault<E: ErrorCode + std::fmt::Display>(doing: &'static str) -> impl Fn(E) -> Fault {
     move |error| Fault::of(&error).context(doing)
 }
 
-/// Sets the run up; any failure here fails the run (nothing was committed yet).
-pub(super) async fn prepare(d: &mut Driver) -> Result<Invocation, Fault> {
+/// Sets the run up; any failure here fails the run (nothing was committed yet), and the
+/// root invocation's record, when it was created, comes back with the fault.
+pub(super) async fn prepare(d: &Driver) -> Result<Invocation, (Option<AgentInvocation>, Fault)> {
+    let mut root = None;
+    match prepare_root(d, &mut root).await {
+        Ok(invocation) => Ok(invocation),
+        Err(fault) => Err((root, fault)),
+    }
+}
+
+async fn prepare_root(d: &Driver, root: &mut Option<AgentInvocation>) -> Result<Invocation, Fault> {
     let ports = d.ports().clone();
     let run_id = d.facts.run_id.clone();
     let profile = d.facts.profile.clone();
@@ -103,20 +99,21 @@ pub(super) async fn prepare(d: &mut Driver) -> Result<Invocation, Fault> {
         .save_invocation(&invocation)
         .await
         .map_err(fault("saving the invocation record"))?;
-    d.invocation = Some(invocation.clone());
+    let record = root.insert(invocation);
     d.rec
         .emit(RunEvent::AgentInvocationCreated(InvocationCreatedPayload {
-            invocation_id: invocation.id.to_string(),
+            invocation_id: record.id.to_string(),
             parent_invocation_id: None,
-            profile_id: invocation.profile_id.clone(),
-            kind: invocation.kind,
-            status: invocation.status,
-            exit_policy: invocation.exit_policy,
+            profile_id: record.profile_id.clone(),
+            kind: record.kind,
+            status: record.status,
+            exit_policy: record.exit_policy,
             task_id: None,
         }))
         .await?;
-    d.set_invocation_status(InvocationStatus::Running, None)
+    d.set_invocation_status(record, InvocationStatus::Running, None)
         .await?;
+    let root_record = record.clone();
 
     // The persist projection of the base state.
     let record = d.rec.record().await;
@@ -237,5 +234,14 @@ pub(super) async fn prepare(d: &mut Driver) -> Result<Invocation, Fault> {
         session: ToolSession::default(),
         ports: ports.tool_ports(),
     };
-    Ok(Invocation { machine, world })
+    Ok(Invocation {
+        machine,
+        world,
+        record: root_record,
+        model: Arc::clone(&d.facts.model),
+        watch: d.watch.clone(),
+        last_response_path: None,
+        last_write_call: None,
+        last_reasoning: String::new(),
+    })
 }

@@ -11,8 +11,9 @@ use agent_domain::run::RunId;
 use serde_json::{Value, json};
 
 use super::errors::RuntimeError;
-use super::facade::{Shared, read_all_events, store_summary};
 use super::recorder::append;
+use super::shared::Shared;
+use super::summary::{read_all_events, store_summary};
 use crate::ports::{
     ChatRollbackRequest, InputDocument, MetadataChange, RollbackTarget, StoreError,
 };

@@ -5,9 +5,8 @@ use std::sync::Arc;
 
 use agent_domain::event::{
     ChatRef, ModelBindingResolvedPayload, Presentation, ProfileResolvedPayload, RunCreatedPayload,
-    RunFailurePayload, RunStatus,
+    RunStatus,
 };
-use agent_domain::json::OrderedJson;
 use agent_domain::profile::ResolvedAgentProfile;
 use agent_domain::run::{
     AgentRun, ChatKind, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, WorkspaceId,
@@ -20,14 +19,13 @@ use serde_json::{Value, json};
 use super::cancel::Registration;
 use super::drive;
 use super::errors::StartRunError;
-use super::facade::Shared;
+use super::facts::{RunFacts, RunOutcome};
 use super::machine::ModelLabel;
 use super::recorder::LiveRun;
-use crate::ports::{ChatInfo, EventDraft, ModelGateway, ReplyAuthor, ReplyModel};
+use super::shared::Shared;
+use crate::ports::{ChatInfo, EventDraft, ModelGateway};
 use crate::profiles::ProfileService;
-use crate::prompt::{
-    AssembledPrompt, PromptInput, PromptPorts, PromptRequest, PromptSnapshot, assemble_prompt,
-};
+use crate::prompt::{AssembledPrompt, PromptInput, PromptPorts, PromptRequest, assemble_prompt};
 use crate::scene::{ChatScene, SceneError, SceneFrame, SceneRequest, gather};
 
 /// What a host asks to preview: the prompt a run would start from.
@@ -164,44 +162,6 @@ impl std::fmt::Debug for StartedRun {
             .field("run", &self.run)
             .finish_non_exhaustive()
     }
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOutcome {
-    pub run_id: RunId,
-    /// `completed`, `partial_success`, `failed` or `cancelled`.
-    pub status: RunStatus,
-    /// The run's chat message as it was right after the last confirmed commit.
-    pub committed_text: Option<String>,
-    /// Model rounds of the root invocation.
-    pub rounds: u32,
-    /// Tool calls the model made (executed or refused).
-    pub tool_calls: u32,
-    /// Why the run failed or only partly succeeded.
-    pub failure: Option<RunFailurePayload>,
-}
-
-/// Everything fixed when a run starts, handed to its driver.
-pub(super) struct RunFacts {
-    pub run_id: RunId,
-    pub workspace_id: WorkspaceId,
-    pub stable_chat_id: String,
-    pub chat: ChatRef,
-    pub profile: ResolvedAgentProfile,
-    pub presentation: Presentation,
-    pub input_message_count: usize,
-    pub prompt: PromptSnapshot,
-    pub model: Arc<dyn ModelGateway>,
-    pub model_label: ModelLabel,
-    pub model_binding: ModelBindingResolvedPayload,
-    /// Who the run's message is from.
-    pub author: ReplyAuthor,
-    /// What the run's message says wrote it.
-    pub reply_model: ReplyModel,
-    /// `chat_metadata` keys the run's first commit sets (the world-info timed effects its
-    /// prompt's activation left).
-    pub commit_metadata: Vec<(String, OrderedJson)>,
 }
 
 /// The checks, in order; then the run. See [`AgentRuntime::start_run`](super::AgentRuntime::start_run).

@@ -11,12 +11,14 @@ use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 use serde_json::json;
 
 use super::commit;
-use super::drive::{Driver, count};
+use super::driver::{Driver, count};
 use super::fault::Fault;
-use super::machine::{PlannedCall, ToolCallReport, ToolControl, tool_outcome_event};
-use super::prepare::Invocation;
+use super::invocation::Invocation;
+use super::machine::{
+    PlannedCall, RESULT_IDENTITY_MISMATCH, ToolCallReport, ToolControl, tool_outcome_event,
+};
 use crate::ports::StoreError;
-use crate::tools::{Args, ToolContext, ToolEffect, ToolFailure, execute_builtin};
+use crate::tools::{Args, ToolContext, ToolEffect, execute_builtin};
 
 /// Code of a runtime tool this runtime does not offer yet (delegation, handoff,
 /// `task.return`, MCP).
@@ -24,12 +26,12 @@ const NOT_OFFERED: &str = "agent.tool_policy_denied";
 
 /// Handles one planned call and reports it to the machine.
 pub(super) async fn run_tool(
-    d: &mut Driver,
+    d: &Driver,
     invocation: &mut Invocation,
     round: u32,
     planned: PlannedCall,
 ) -> Result<(), Fault> {
-    d.tool_calls += 1;
+    d.count_tool_call();
     let invocation_id = invocation.machine.invocation_id().to_string();
     let call = planned.call().clone();
     d.rec.set_status(RunStatus::DispatchingTool).await?;
@@ -99,6 +101,12 @@ pub(super) async fn run_tool(
         }
     };
 
+    // A result that does not answer this call (spec 000 §4) is a runtime fault, found
+    // before anything of it is stored or journaled.
+    report
+        .result
+        .validate_identity(&call)
+        .map_err(|e| Fault::new(RESULT_IDENTITY_MISMATCH, e.to_string()))?;
     let stored = d
         .ports()
         .audit
@@ -122,7 +130,7 @@ pub(super) async fn run_tool(
             elapsed_ms,
         ))
         .await?;
-    journal_effect(d, &invocation_id, &call, effect).await?;
+    journal_effect(d, invocation, &call, effect).await?;
 
     let control = report.control.clone();
     invocation
@@ -152,7 +160,7 @@ pub(super) async fn run_tool(
 /// Runs an admitted call: runtime control tools here, every other builtin through the
 /// dispatcher. `Err` is a runtime fault (the run stops).
 async fn execute(
-    d: &mut Driver,
+    d: &Driver,
     invocation: &mut Invocation,
     call: &ToolInvocation,
 ) -> Result<(ToolCallReport, ToolEffect), Fault> {
@@ -199,7 +207,7 @@ fn finish(call: &ToolInvocation) -> ToolCallReport {
             json!({"reason": reason}),
         ))
         .with_control(ToolControl::Finished),
-        Err(failure) => ToolCallReport::new(failure_result(call, failure)),
+        Err(failure) => ToolCallReport::new(failure.into_error_result(call)),
     }
 }
 
@@ -215,19 +223,10 @@ fn not_offered(call: &ToolInvocation) -> ToolCallReport {
     ))
 }
 
-/// A recoverable failure as an error result (a fatal one cannot come from argument
-/// parsing; it is reported the same way).
-pub(super) fn failure_result(call: &ToolInvocation, failure: ToolFailure) -> AgentToolResult {
-    match failure {
-        ToolFailure::Recoverable { code, message } => AgentToolResult::error(call, &code, message),
-        ToolFailure::Fatal(fault) => AgentToolResult::error(call, fault.code, fault.message),
-    }
-}
-
 /// `workspace_file_written` / `workspace_patch_applied` and their checkpoint.
 async fn journal_effect(
-    d: &mut Driver,
-    invocation_id: &str,
+    d: &Driver,
+    invocation: &mut Invocation,
     call: &ToolInvocation,
     effect: ToolEffect,
 ) -> Result<(), Fault> {
@@ -239,7 +238,7 @@ async fn journal_effect(
             metrics,
         } => (
             RunEvent::WorkspaceFileWritten(WorkspaceFileWrittenPayload {
-                invocation_id: invocation_id.to_owned(),
+                invocation_id: invocation.record.id.to_string(),
                 path: path.clone(),
                 mode,
                 chars: count(metrics.chars),
@@ -256,7 +255,7 @@ async fn journal_effect(
             metrics,
         } => (
             RunEvent::WorkspacePatchApplied(WorkspacePatchAppliedPayload {
-                invocation_id: invocation_id.to_owned(),
+                invocation_id: invocation.record.id.to_string(),
                 path: path.clone(),
                 chars: count(metrics.chars),
                 words: count(metrics.words),
@@ -271,6 +270,6 @@ async fn journal_effect(
     };
     let line = d.rec.emit(event).await?;
     d.checkpoint(reason, line.seq, &path).await?;
-    d.last_write_call = Some((path, call.call_id.clone()));
+    invocation.last_write_call = Some((path, call.call_id.clone()));
     Ok(())
 }

@@ -71,11 +71,8 @@ pub async fn execute_builtin(
     };
     let (result, effect) = match outcome {
         Ok(outcome) => outcome.into_result(invocation),
-        Err(ToolFailure::Recoverable { code, message }) => (
-            AgentToolResult::error(invocation, &code, message),
-            ToolEffect::None,
-        ),
         Err(ToolFailure::Fatal(fault)) => return Err(fault),
+        Err(failure) => (failure.into_error_result(invocation), ToolEffect::None),
     };
     Ok(ToolExecution { result, effect })
 }

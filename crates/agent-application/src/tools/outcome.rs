@@ -87,6 +87,16 @@ impl ToolFailure {
         }
     }
 
+    /// The failure as the error result the model reads. Callers handle a fatal failure
+    /// before asking (it stops the run); argument parsing never produces one, so where it
+    /// still arrives it is reported the same way, with its code.
+    pub fn into_error_result(self, call: &ToolInvocation) -> AgentToolResult {
+        match self {
+            Self::Recoverable { code, message } => AgentToolResult::error(call, &code, message),
+            Self::Fatal(fault) => AgentToolResult::error(call, fault.code, fault.message),
+        }
+    }
+
     /// A recoverable failure from any coded error, keeping its code and message.
     pub fn from_code<E: ErrorCode + std::fmt::Display>(error: &E) -> Self {
         Self::recoverable(error.code(), error.to_string())

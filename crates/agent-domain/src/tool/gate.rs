@@ -10,11 +10,18 @@ use crate::error::ErrorCode;
 
 /// Calls made so far by one invocation. Serialisable so a run can later resume with its
 /// budgets intact. Rejected calls reserve nothing.
+///
+/// A spent total budget never strands an invocation: its exit tool (`workspace.finish`,
+/// or `task.return` for a child) is admitted once more after the budget is spent, and the
+/// exhaustion message names it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolRequestGate {
     total_calls: u32,
     calls_per_tool: BTreeMap<ToolId, u32>,
+    /// The exit tool's one call past the spent total budget was made.
+    #[serde(default)]
+    exit_grace_used: bool,
 }
 
 impl ToolRequestGate {
@@ -58,8 +65,17 @@ impl ToolRequestGate {
             return Err(GateRejection::NotInTurn(tool.clone()));
         }
         let max_total = snapshot.max_calls_per_invocation();
-        if self.total_calls >= max_total {
-            return Err(GateRejection::InvocationBudgetExhausted { max: max_total });
+        let exit = snapshot.exit_policy().exit_tool().id();
+        let grace = self.total_calls >= max_total;
+        if grace && (*tool != exit || self.exit_grace_used) {
+            let exit_alias = (!self.exit_grace_used)
+                .then(|| snapshot.binding(&exit))
+                .flatten()
+                .map(|binding| binding.model_alias.clone());
+            return Err(GateRejection::InvocationBudgetExhausted {
+                max: max_total,
+                exit_alias,
+            });
         }
         let used = self.calls_of(tool);
         if let Some(max) = binding.max_calls.filter(|max| used >= *max) {
@@ -70,6 +86,7 @@ impl ToolRequestGate {
         }
         self.total_calls += 1;
         self.calls_per_tool.insert(tool.clone(), used + 1);
+        self.exit_grace_used |= grace;
         Ok(())
     }
 }
@@ -85,12 +102,30 @@ pub enum GateRejection {
     NotInSnapshot(ToolId),
     #[error("Tool `{0}` may not be called in this turn.")]
     NotInTurn(ToolId),
-    #[error("You have used all {max} tool calls this task allows. Finish with what you have.")]
-    InvocationBudgetExhausted { max: u32 },
+    #[error("{}", budget_message(*max, exit_alias.as_deref()))]
+    InvocationBudgetExhausted {
+        max: u32,
+        /// The exit tool, while its one call past the budget is still open.
+        exit_alias: Option<String>,
+    },
     #[error(
         "You have used all {max} calls of `{alias}` this task allows. Use another tool or finish."
     )]
     ToolBudgetExhausted { alias: String, max: u32 },
+}
+
+/// What the model can still do once every call of the task is spent.
+fn budget_message(max: u32, exit_alias: Option<&str>) -> String {
+    match exit_alias {
+        Some(alias) => format!(
+            "You have used all {max} tool calls this task allows. Only `{alias}` can still \
+             run, once: call it now to end your part with what you have."
+        ),
+        None => format!(
+            "You have used all {max} tool calls this task allows, including the one call \
+             allowed after that to end it. No tool can run any more; reply with text only."
+        ),
+    }
 }
 
 impl GateRejection {
@@ -152,15 +187,66 @@ mod tests {
         assert_eq!(gate.calls_of(&read), 2);
         gate.admit(&snap, &turn, &id("workspace.write_file"))
             .unwrap();
-        let total = gate
-            .admit(&snap, &turn, &id("workspace.finish"))
-            .unwrap_err();
-        assert!(matches!(
+        let total = gate.admit(&snap, &turn, &read).unwrap_err();
+        assert_eq!(
             total,
-            GateRejection::InvocationBudgetExhausted { max: 3 }
-        ));
+            GateRejection::InvocationBudgetExhausted {
+                max: 3,
+                exit_alias: Some("workspace_finish".into())
+            }
+        );
+        assert!(
+            total
+                .to_string()
+                .contains("Only `workspace_finish` can still run")
+        );
         assert_eq!(total.class(), ToolErrorClass::Recoverable);
         assert_eq!(gate.total_calls(), 3);
+    }
+
+    #[test]
+    fn the_exit_tool_runs_once_after_the_budget_is_spent() {
+        let mut p = policy(&["workspace.read_file", "workspace.finish"]);
+        p.max_calls_per_invocation = 1;
+        let snap = compile(&p, ExitPolicy::RunFinishAllowed, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
+        let turn = ToolTurnContract::all(&snap, ToolChoice::Auto).unwrap();
+        let mut gate = ToolRequestGate::new();
+        let finish = id("workspace.finish");
+        gate.admit(&snap, &turn, &id("workspace.read_file"))
+            .unwrap();
+        gate.admit(&snap, &turn, &finish).unwrap();
+        let again = gate.admit(&snap, &turn, &finish).unwrap_err();
+        assert_eq!(
+            again,
+            GateRejection::InvocationBudgetExhausted {
+                max: 1,
+                exit_alias: None
+            }
+        );
+        assert!(again.to_string().contains("No tool can run any more"));
+        assert_eq!(gate.total_calls(), 2);
+    }
+
+    #[test]
+    fn a_child_keeps_task_return_after_its_budget() {
+        let mut p = policy(&["workspace.read_file"]);
+        p.max_calls_per_invocation = 1;
+        let snap = compile(&p, ExitPolicy::TaskReturnRequired, &BTreeMap::new())
+            .unwrap()
+            .snapshot;
+        let turn = ToolTurnContract::all(&snap, ToolChoice::Auto).unwrap();
+        let mut gate = ToolRequestGate::new();
+        let read = id("workspace.read_file");
+        gate.admit(&snap, &turn, &read).unwrap();
+        let refused = gate.admit(&snap, &turn, &read).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("Only `task_return` can still run")
+        );
+        gate.admit(&snap, &turn, &id("task.return")).unwrap();
     }
 
     #[test]
@@ -227,9 +313,16 @@ mod tests {
         let json = serde_json::to_value(&gate).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"totalCalls": 1, "callsPerTool": {"builtin:workspace.read_file": 1}})
+            serde_json::json!({
+                "totalCalls": 1,
+                "callsPerTool": {"builtin:workspace.read_file": 1},
+                "exitGraceUsed": false
+            })
         );
         let back: ToolRequestGate = serde_json::from_value(json).unwrap();
         assert_eq!(back, gate);
+        // A state saved before the exit grace existed still reads.
+        let old = serde_json::json!({"totalCalls": 1, "callsPerTool": {}});
+        assert!(serde_json::from_value::<ToolRequestGate>(old).is_ok());
     }
 }

@@ -17,6 +17,16 @@ pub enum ExitPolicy {
     TaskReturnRequired,
 }
 
+impl ExitPolicy {
+    /// The tool that ends an invocation under this policy.
+    pub fn exit_tool(self) -> super::BuiltinTool {
+        match self {
+            Self::RunFinishAllowed => super::BuiltinTool::WorkspaceFinish,
+            Self::TaskReturnRequired => super::BuiltinTool::TaskReturn,
+        }
+    }
+}
+
 /// A profile's replacement wording for one tool, applied to the frozen descriptor copy.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
