@@ -1,5 +1,5 @@
 //! Create-only audit documents of a run: tool arguments and results, model responses, the
-//! frozen inputs and tool snapshots.
+//! results of delegated tasks, the frozen inputs and tool snapshots.
 
 use agent_domain::run::{InvocationId, RunId};
 use agent_domain::tool::{AgentToolResult, InvocationToolSnapshot};
@@ -59,6 +59,15 @@ pub trait AuditStore: Send + Sync {
         invocation: &InvocationId,
         round: u32,
     ) -> Result<Value, StoreError>;
+
+    /// `agent-results/<child invocation>.json`: the result a return-mode child handed back
+    /// with `task.return`.
+    async fn write_agent_result(
+        &self,
+        run: &RunId,
+        invocation: &InvocationId,
+        document: &Value,
+    ) -> Result<AuditRef, StoreError>;
 
     /// `input/invocations/<snapshot id>/tool_snapshot.json`.
     async fn write_tool_snapshot(

@@ -32,7 +32,7 @@ pub use assemble::{AssembledPrompt, PromptPorts, PromptRequest, assemble_prompt}
 pub use error::PromptError;
 pub use lore::RunLore;
 pub use snapshot::validate_prompt_snapshot;
-pub use system::{DEFAULT_AGENT_SYSTEM_PROMPT, agent_system_prompt};
+pub use system::{DEFAULT_AGENT_SYSTEM_PROMPT, agent_system_prompt, run_note};
 
 /// Where a run's initial prompt comes from.
 #[derive(Debug, Clone, PartialEq)]

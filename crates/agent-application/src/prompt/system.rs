@@ -51,7 +51,7 @@ pub fn agent_system_prompt(profile: &ResolvedAgentProfile) -> &str {
 
 /// The facts of this run the system prompt deliberately leaves out: which file is the
 /// reply, and which of the publishing and finishing tools this profile has.
-pub(super) fn run_note(profile: &ResolvedAgentProfile) -> String {
+pub fn run_note(profile: &ResolvedAgentProfile) -> String {
     let visible = |tool: BuiltinTool| profile.is_tool_visible(&tool.id());
     let path = profile.message_body_path();
     let mut note = format!("## This run\n- Your reply is the file `{path}` of your workspace.");

@@ -81,6 +81,20 @@ impl CancelWatch {
         }
     }
 
+    /// The token this watch trips.
+    pub fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    /// The same watch over another token: a child's, tripped with the run's or on its own.
+    pub fn with_token(&self, token: CancellationToken) -> Self {
+        Self {
+            run: self.run.clone(),
+            token,
+            requests: Arc::clone(&self.requests),
+        }
+    }
+
     /// Whether cancellation is requested now; a request left by another process trips the
     /// token. A request store that cannot be read counts as "not requested".
     pub async fn check(&self) -> bool {

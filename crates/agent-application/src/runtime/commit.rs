@@ -85,7 +85,7 @@ pub(super) async fn explicit(
     invocation: &Invocation,
     call: &ToolInvocation,
 ) -> Result<ToolCallReport, Fault> {
-    let default_path = d.facts.profile.message_body_path().clone();
+    let default_path = invocation.profile.message_body_path().clone();
     let (path, mode, reason) = match parse(call, &invocation.world.scope, &default_path) {
         Ok(parsed) => parsed,
         Err(failure) => return Ok(ToolCallReport::new(failure.into_error_result(call))),

@@ -10,9 +10,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agent_domain::event::{
-    CheckpointCreatedPayload, CheckpointReason, InvocationStatus, InvocationStatusPayload, RunEvent,
+    CheckpointCreatedPayload, CheckpointReason, InvocationStatus, InvocationStatusPayload,
+    RunEvent, TaskRegisteredPayload, TaskStatus, TaskStatusPayload,
 };
-use agent_domain::run::{AgentInvocation, CommitRecord, InvocationId, RunId};
+use agent_domain::run::{
+    AgentInvocation, AgentTaskRecord, CommitRecord, InvocationId, RunId, TaskId,
+};
 use agent_domain::workspace::WorkspacePath;
 
 use super::cancel::CancelWatch;
@@ -20,6 +23,7 @@ use super::facts::RunFacts;
 use super::fault::Fault;
 use super::recorder::Recorder;
 use super::shared::Shared;
+use super::tasks::TaskBoard;
 use super::wiring::RuntimePorts;
 
 /// One run being driven.
@@ -29,6 +33,8 @@ pub(super) struct Driver {
     pub facts: RunFacts,
     /// Cancellation of the whole run.
     pub watch: CancelWatch,
+    /// The run's delegated and handoff tasks.
+    pub board: TaskBoard,
     message: Mutex<RunMessage>,
     /// Tool calls handled (executed or refused) by every invocation of the run.
     tool_calls: AtomicU32,
@@ -47,12 +53,19 @@ pub(super) struct RunMessage {
 }
 
 impl Driver {
-    pub fn new(shared: Arc<Shared>, rec: Recorder, facts: RunFacts, watch: CancelWatch) -> Self {
+    pub fn new(
+        shared: Arc<Shared>,
+        rec: Recorder,
+        facts: RunFacts,
+        watch: CancelWatch,
+        board: TaskBoard,
+    ) -> Self {
         Self {
             shared,
             rec,
             facts,
             watch,
+            board,
             message: Mutex::new(RunMessage::default()),
             tool_calls: AtomicU32::new(0),
         }
@@ -141,6 +154,77 @@ impl Driver {
         if let Some(event) = RunEvent::for_invocation_status(payload) {
             self.rec.emit(event).await?;
         }
+        Ok(())
+    }
+}
+
+impl Driver {
+    /// Saves a new task record and journals `agent_task_registered`.
+    pub async fn register_task(&self, record: &AgentTaskRecord) -> Result<(), Fault> {
+        self.ports()
+            .runs
+            .save_task(record)
+            .await
+            .map_err(|e| Fault::of(&e).context("saving the task record"))?;
+        self.rec
+            .emit(RunEvent::AgentTaskRegistered(TaskRegisteredPayload {
+                task_id: record.id.to_string(),
+                parent_invocation_id: record.parent_invocation_id.to_string(),
+                child_invocation_id: record.child_invocation_id.to_string(),
+                target_profile_id: record.target_profile_id.clone(),
+                workspace_key: record.workspace_key.clone(),
+                continuation: record.continuation,
+                status: record.status,
+            }))
+            .await?;
+        Ok(())
+    }
+
+    /// Moves a task to `status` (board, record, `agent_task_<status>`), keeping a result
+    /// reference or error when given. A task that already ended stays as it ended and
+    /// nothing is written: `Ok(false)`.
+    pub async fn set_task_status(
+        &self,
+        id: &TaskId,
+        status: TaskStatus,
+        result_ref: Option<String>,
+        error: Option<String>,
+    ) -> Result<bool, Fault> {
+        let now = self.rec.now();
+        let Some(record) = self.board.update(id, |task| {
+            task.status = status;
+            task.updated_at = now;
+            if result_ref.is_some() {
+                task.result_ref = result_ref;
+            }
+            if error.is_some() {
+                task.error = error;
+            }
+        }) else {
+            return Ok(false);
+        };
+        self.journal_task_status(&record).await?;
+        Ok(true)
+    }
+
+    /// Saves a task's record and journals its current status.
+    pub async fn journal_task_status(&self, record: &AgentTaskRecord) -> Result<(), Fault> {
+        self.ports()
+            .runs
+            .save_task(record)
+            .await
+            .map_err(|e| Fault::of(&e).context("saving the task record"))?;
+        self.rec
+            .emit(RunEvent::for_task_status(TaskStatusPayload {
+                task_id: record.id.to_string(),
+                parent_invocation_id: record.parent_invocation_id.to_string(),
+                child_invocation_id: record.child_invocation_id.to_string(),
+                target_profile_id: record.target_profile_id.clone(),
+                status: record.status,
+                result_ref: record.result_ref.clone(),
+                error: record.error.clone(),
+            }))
+            .await?;
         Ok(())
     }
 }

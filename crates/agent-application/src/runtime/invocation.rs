@@ -4,14 +4,17 @@
 
 use std::sync::Arc;
 
-use agent_domain::event::InvocationKind;
-use agent_domain::model::ProviderState;
-use agent_domain::run::AgentInvocation;
+use agent_domain::event::{InvocationKind, Presentation};
+use agent_domain::model::{AgentModelMessage, ProviderState};
+use agent_domain::profile::ResolvedAgentProfile;
+use agent_domain::run::{AgentInvocation, InvocationId, TaskId};
+use agent_domain::tool::ExitPolicy;
 use agent_domain::workspace::WorkspacePath;
 
 use super::cancel::CancelWatch;
+use super::facts::RunModel;
 use super::fault::Fault;
-use super::machine::InvocationMachine;
+use super::machine::{CommitLedger, InvocationMachine};
 use crate::ports::ModelGateway;
 use crate::tools::{InvocationScope, RunScope, ToolPorts, ToolSession};
 
@@ -21,6 +24,10 @@ pub(super) struct Invocation {
     pub world: ToolWorld,
     /// The invocation's record (`invocations/<id>.json`).
     pub record: AgentInvocation,
+    /// The profile this invocation runs.
+    pub profile: ResolvedAgentProfile,
+    /// The task that created a child or handoff invocation.
+    pub task: Option<TaskId>,
     /// The model this invocation calls.
     pub model: Arc<dyn ModelGateway>,
     /// Cancellation of this invocation: the run's, or (for a child) its own.
@@ -35,6 +42,36 @@ pub(super) struct Invocation {
     pub last_reasoning: String,
 }
 
+/// Who an invocation is.
+pub(super) struct InvocationIdentity {
+    pub id: InvocationId,
+    pub kind: InvocationKind,
+    pub parent: Option<InvocationId>,
+    pub task: Option<TaskId>,
+    pub profile_id: String,
+    pub exit_policy: ExitPolicy,
+}
+
+/// What an invocation starts from.
+pub(super) struct InvocationStart {
+    /// The task that created a child or handoff invocation.
+    pub task: Option<TaskId>,
+    pub profile: ResolvedAgentProfile,
+    pub presentation: Presentation,
+    pub messages: Vec<AgentModelMessage>,
+    /// Empty, or the predecessor's for a handoff target.
+    pub ledger: CommitLedger,
+    pub model: RunModel,
+    pub watch: CancelWatch,
+}
+
+/// An invocation whose record exists, waiting to be assembled and run: a delegated child
+/// for the scheduler, or a handoff target for when its source stops.
+pub(super) struct PendingInvocation {
+    pub record: AgentInvocation,
+    pub start: InvocationStart,
+}
+
 /// What builtin tools of the invocation see and share.
 pub(super) struct ToolWorld {
     pub run: RunScope,
@@ -46,6 +83,12 @@ pub(super) struct ToolWorld {
 impl Invocation {
     pub fn kind(&self) -> InvocationKind {
         self.record.kind
+    }
+
+    /// Whether this invocation owns the run (the root or a handoff target), so the run's
+    /// status follows its steps; a child works beside the owner.
+    pub fn owns_run(&self) -> bool {
+        self.record.kind != InvocationKind::Subagent
     }
 
     /// Takes the continuation an adapter handed back. It must continue the invocation's

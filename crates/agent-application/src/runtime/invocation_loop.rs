@@ -10,11 +10,12 @@ use agent_domain::event::{
     CheckpointReason, DirectOutputCapturedPayload, ModelResponseStoredPayload,
     ProviderStateUpdatedPayload, RunEvent, RunStatus,
 };
-use agent_domain::model::AgentModelRequest;
+use agent_domain::model::{AgentModelMessage, AgentModelRequest};
 use agent_domain::text::TextMetrics;
 use agent_domain::workspace::WorkspacePath;
 use serde_json::json;
 
+use super::agents::results;
 use super::driver::{Driver, count};
 use super::fault::Fault;
 use super::invocation::Invocation;
@@ -52,7 +53,7 @@ pub(super) async fn run(d: &Driver, inv: &mut Invocation) -> Outcome {
                 event,
                 RunEvent::ModelRequestCreated(_) | RunEvent::ModelCallAttemptStarted(_)
             );
-            let status = if calling {
+            let status = if calling && inv.owns_run() {
                 d.rec.set_status(RunStatus::CallingModel).await
             } else {
                 Ok(())
@@ -82,7 +83,11 @@ pub(super) async fn run(d: &Driver, inv: &mut Invocation) -> Outcome {
             Action::CaptureDirectOutput { round, path, text } => {
                 capture(d, inv, round, &path, &text).await
             }
-            Action::RunTool { round, call, .. } => tool_calls::run_tool(d, inv, round, call).await,
+            Action::RunTool { round, call, .. } => {
+                let ran = tool_calls::run_tool(d, inv, round, call).await;
+                deliver_results(d, inv);
+                ran
+            }
             Action::AutoPublish { path, sha256, .. } => {
                 commit::auto_publish(d, inv, path, sha256).await
             }
@@ -90,6 +95,16 @@ pub(super) async fn run(d: &Driver, inv: &mut Invocation) -> Outcome {
         if let Err(fault) = result {
             inv.machine.fail(fault.payload());
         }
+    }
+}
+
+/// Results of this invocation's children that ended unseen join its next request, once
+/// each (after a tool call, so they arrive between rounds).
+fn deliver_results(d: &Driver, inv: &mut Invocation) {
+    let ended = d.board.take_undelivered(&inv.record.id);
+    if !ended.is_empty() {
+        inv.machine
+            .queue_user_message(AgentModelMessage::user(results::capsule(&ended, false)));
     }
 }
 

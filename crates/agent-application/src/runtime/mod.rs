@@ -9,7 +9,10 @@
 //! `docs/runtime-loop.md` for the loop.
 
 mod activity;
+mod agents;
 mod cancel;
+mod candidates;
+mod child;
 mod commit;
 mod drive;
 mod driver;
@@ -19,6 +22,7 @@ mod facts;
 mod fault;
 mod finish;
 mod invocation;
+mod invocation_build;
 mod invocation_loop;
 pub mod machine;
 mod prepare;
@@ -27,6 +31,7 @@ mod rollback;
 mod shared;
 mod start;
 mod summary;
+mod tasks;
 mod tool_calls;
 mod views;
 mod wiring;
@@ -35,7 +40,7 @@ pub use activity::ModelActivity;
 pub use cancel::CANCEL_POLL_INTERVAL;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
-pub use facts::RunOutcome;
+pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
 pub use start::{PreviewPrompt, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use super::cancel::Registration;
 use super::drive;
 use super::errors::StartRunError;
-use super::facts::{RunFacts, RunOutcome};
+use super::facts::{ModelBinder, RunFacts, RunOutcome};
 use super::machine::ModelLabel;
 use super::recorder::LiveRun;
 use super::shared::Shared;
@@ -129,6 +129,9 @@ pub struct StartRun {
     /// The user's name and, in a group chat, the member to speak as, when the host decides
     /// them (`run --user-name`, `run --as`).
     pub scene: SceneRequest,
+    /// How invocations of other profiles (delegated children, handoff targets) find their
+    /// model; `None`: every invocation of the run calls `model`.
+    pub models: Option<Arc<dyn ModelBinder>>,
 }
 
 impl std::fmt::Debug for StartRun {
@@ -269,6 +272,7 @@ pub(super) async fn start_run(
         reply_model: request.model_label.reply_model(),
         model_label: request.model_label,
         model_binding: request.model_binding,
+        models: request.models,
         commit_metadata,
     };
     let shared = Arc::clone(shared);

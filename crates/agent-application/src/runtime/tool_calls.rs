@@ -1,6 +1,7 @@
 //! One tool call (`Action::RunTool`): its arguments audit, the journal around it, the
-//! execution (runtime control tools here, builtins through [`execute_builtin`]), the
-//! result audit, the workspace effects with their checkpoints, and the report.
+//! execution (commit and finish here, the multi-agent tools in [`agents`], builtins
+//! through [`execute_builtin`]), the result audit, the workspace effects with their
+//! checkpoints, and the report.
 
 use agent_domain::event::{
     ChatCommitRecordedPayload, CheckpointReason, RunEvent, RunStatus, ToolCallOutcomePayload,
@@ -10,18 +11,17 @@ use agent_domain::event::{
 use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 use serde_json::json;
 
-use super::commit;
 use super::driver::{Driver, count};
 use super::fault::Fault;
 use super::invocation::Invocation;
 use super::machine::{
     PlannedCall, RESULT_IDENTITY_MISMATCH, ToolCallReport, ToolControl, tool_outcome_event,
 };
+use super::{agents, commit};
 use crate::ports::StoreError;
 use crate::tools::{Args, ToolContext, ToolEffect, execute_builtin};
 
-/// Code of a runtime tool this runtime does not offer yet (delegation, handoff,
-/// `task.return`, MCP).
+/// Code of a tool this runtime does not run yet (MCP).
 const NOT_OFFERED: &str = "agent.tool_policy_denied";
 
 /// Handles one planned call and reports it to the machine.
@@ -34,7 +34,9 @@ pub(super) async fn run_tool(
     d.count_tool_call();
     let invocation_id = invocation.machine.invocation_id().to_string();
     let call = planned.call().clone();
-    d.rec.set_status(RunStatus::DispatchingTool).await?;
+    if invocation.owns_run() {
+        d.rec.set_status(RunStatus::DispatchingTool).await?;
+    }
     let arguments_ref = match d
         .ports()
         .audit
@@ -171,13 +173,16 @@ async fn execute(
         }
         Some(BuiltinTool::WorkspaceFinish) => Ok((finish(call), ToolEffect::None)),
         Some(
-            BuiltinTool::AgentList
+            tool @ (BuiltinTool::AgentList
             | BuiltinTool::AgentDelegate
             | BuiltinTool::AgentHandoff
             | BuiltinTool::AgentAwait
-            | BuiltinTool::TaskReturn,
-        )
-        | None => Ok((not_offered(call), ToolEffect::None)),
+            | BuiltinTool::TaskReturn),
+        ) => Ok((
+            agents::execute(d, invocation, call, tool).await?,
+            ToolEffect::None,
+        )),
+        None => Ok((not_offered(call), ToolEffect::None)),
         Some(_) => {
             let world = &mut invocation.world;
             let mut ctx = ToolContext {

@@ -20,7 +20,7 @@ mod worldinfo;
 
 use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 
-pub use args::{Args, INVALID_ARGUMENTS};
+pub use args::{Args, INVALID_ARGUMENTS, invalid};
 pub use chat::{ChatHit, ChatSearchFilter, search_messages};
 pub use context::{InvocationScope, RunScope, SkillAccess, ToolContext, ToolPorts, ToolSession};
 pub use outcome::{ToolEffect, ToolFailure, ToolFault, ToolOutcome};

@@ -123,6 +123,7 @@ pub fn start_request(character: &str, model: &Arc<ScriptedModel>) -> StartRun {
             model_id: None,
         },
         scene: SceneRequest::default(),
+        models: None,
     }
 }
 

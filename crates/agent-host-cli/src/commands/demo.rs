@@ -13,7 +13,7 @@ use agent_infra_fs::chat::ChatLocator;
 use agent_infra_fs::durability::Durability;
 use agent_infra_fs::layout::DataDir;
 
-use super::model::ChosenModel;
+use super::model;
 use super::run::{View, drive};
 use crate::exit::{CmdResult, Exit, OrCode, OrExit};
 use crate::wiring::Host;
@@ -58,7 +58,7 @@ pub async fn execute(durability: Durability) -> CmdResult {
     let data = DataDir::new(root.clone());
     let (chat, _) = ChatLocator::resolve(&data, DEMO_CHAT).or_failure()?;
     let model = ScriptedModel::from_json(DEMO_SCRIPT).or_failure()?;
-    let model = ChosenModel::scripted(model);
+    let model = model::scripted(model);
     let host = Host::open(data, durability);
     let request = StartRun {
         chat,
@@ -66,9 +66,10 @@ pub async fn execute(durability: Durability) -> CmdResult {
         generation_type: GenerationType::Normal,
         presentation: None,
         prompt: PromptInput::Assemble,
-        model: model.gateway,
-        model_label: model.label,
-        model_binding: model.binding,
+        model: model.run.gateway,
+        model_label: model.run.label,
+        model_binding: model.run.binding,
+        models: model.binder,
         scene: SceneRequest::default(),
     };
     let outcome = drive(&host, request, View::default()).await?;

@@ -4,74 +4,98 @@
 //! exits 2.
 
 use std::env;
-use std::fmt;
 use std::sync::Arc;
 
 use agent_application::ports::{ConnectionStore, ModelGateway, StoreError};
 use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::{ModelBindError, ModelBinder, RunModel};
 use agent_domain::ErrorCode;
 use agent_domain::connection::{ConnectionConfig, ConnectionName};
 use agent_domain::event::{ModelBindingMode, ModelBindingResolvedPayload, ROOT_INVOCATION_ID};
-use agent_domain::profile::ModelBinding;
+use agent_domain::profile::{ModelBinding, ResolvedAgentProfile};
 use agent_gateway::http::HttpTimeouts;
 use agent_gateway::scripted::ScriptedModel;
 use agent_gateway::{HttpConnection, HttpModelGateway};
+use agent_infra_fs::connections::FsConnectionStore;
+use async_trait::async_trait;
 
 use crate::cli::RunArgs;
 use crate::exit::{CmdResult, Exit, Failed, OrExit, codes};
 use crate::input::{InputKind, read_input};
 use crate::wiring::Host;
 
-/// The model of a run, as the runtime wants it.
+/// The model of a run, and how its other profiles' invocations find theirs.
 pub struct ChosenModel {
-    pub gateway: Arc<dyn ModelGateway>,
-    pub label: ModelLabel,
-    pub binding: ModelBindingResolvedPayload,
+    pub run: RunModel,
+    /// `None`: every invocation calls the run's model (a script plays all of them).
+    pub binder: Option<Arc<dyn ModelBinder>>,
 }
 
-impl fmt::Debug for ChosenModel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ChosenModel")
-            .field("label", &self.label)
-            .field("binding", &self.binding)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ChosenModel {
-    /// The scripted model of a loaded script.
-    pub fn scripted(model: ScriptedModel) -> Self {
-        Self::labelled(
+/// The scripted model of a loaded script: it plays every invocation of the run.
+pub fn scripted(model: ScriptedModel) -> ChosenModel {
+    ChosenModel {
+        run: labelled(
             Arc::new(model),
             ModelBindingMode::Script,
             None,
             "scripted",
             "scripted",
-        )
+        ),
+        binder: None,
     }
+}
 
-    fn labelled(
-        gateway: Arc<dyn ModelGateway>,
-        mode: ModelBindingMode,
-        connection: Option<String>,
-        format: &str,
-        model: &str,
-    ) -> Self {
-        Self {
-            gateway,
-            label: ModelLabel {
-                provider_format: Some(format.to_owned()),
-                model: Some(model.to_owned()),
-                api: None,
-            },
-            binding: ModelBindingResolvedPayload {
-                invocation_id: ROOT_INVOCATION_ID.to_owned(),
-                mode,
-                connection,
-                provider_format: Some(format.to_owned()),
-                model_id: Some(model.to_owned()),
-            },
-        }
+fn labelled(
+    gateway: Arc<dyn ModelGateway>,
+    mode: ModelBindingMode,
+    connection: Option<String>,
+    format: &str,
+    model: &str,
+) -> RunModel {
+    RunModel {
+        gateway,
+        label: ModelLabel {
+            provider_format: Some(format.to_owned()),
+            model: Some(model.to_owned()),
+            api: None,
+        },
+        binding: ModelBindingResolvedPayload {
+            invocation_id: ROOT_INVOCATION_ID.to_owned(),
+            mode,
+            connection,
+            provider_format: Some(format.to_owned()),
+            model_id: Some(model.to_owned()),
+        },
+    }
+}
+
+/// Binds the invocations of profiles that name their own connection (`connectionRef`) to
+/// it, so a delegated researcher can run on a cheaper model than the writer; other
+/// profiles call the run's model.
+struct ConnectionBinder {
+    connections: Arc<FsConnectionStore>,
+}
+
+#[async_trait]
+impl ModelBinder for ConnectionBinder {
+    async fn bind(
+        &self,
+        profile: &ResolvedAgentProfile,
+    ) -> Result<Option<RunModel>, ModelBindError> {
+        let ModelBinding::ConnectionRef {
+            connection_ref,
+            model_id,
+        } = &profile.model
+        else {
+            return Ok(None);
+        };
+        connect(&self.connections, connection_ref, Some(model_id))
+            .await
+            .map(Some)
+            .map_err(|failed| ModelBindError {
+                code: failed.code,
+                message: failed.message,
+            })
     }
 }
 
@@ -81,10 +105,18 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
     if let Some(path) = &args.script {
         let text = read_input(path, InputKind::Script)?;
         let model = ScriptedModel::from_json(&text).or_usage()?;
-        return Ok(ChosenModel::scripted(model));
+        return Ok(scripted(model));
     }
+    let connections = host.storage.connections.clone();
+    let binder: Arc<dyn ModelBinder> = Arc::new(ConnectionBinder {
+        connections: connections.clone(),
+    });
     if let Some(name) = &args.connection {
-        return connect(host, name, None).await;
+        let run = connect(&connections, name, None).await?;
+        return Ok(ChosenModel {
+            run,
+            binder: Some(binder),
+        });
     }
     // Only to learn the profile's binding; the runtime resolves it again (and reports its
     // problems) when the run starts.
@@ -98,7 +130,10 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
         ModelBinding::ConnectionRef {
             connection_ref,
             model_id,
-        } => connect(host, connection_ref, Some(model_id)).await,
+        } => Ok(ChosenModel {
+            run: connect(&connections, connection_ref, Some(model_id)).await?,
+            binder: Some(binder),
+        }),
         _ => Err(Failed::new(
             Exit::Usage,
             codes::MODEL_REQUIRED,
@@ -115,11 +150,13 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
 /// The gateway of the saved connection `name`, calling `model_id` when given (a profile's
 /// binding) or the connection's own model. The key is read from the connection's variable
 /// now, at the start of the command; it lives only in the gateway's memory.
-async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<ChosenModel> {
+async fn connect(
+    connections: &FsConnectionStore,
+    name: &str,
+    model_id: Option<&str>,
+) -> CmdResult<RunModel> {
     let name = ConnectionName::parse(name).or_usage()?;
-    let config = host
-        .storage
-        .connections
+    let config = connections
         .get(name.as_str())
         .await
         .map_err(|e| connection_error(name.as_str(), &e))?
@@ -138,7 +175,7 @@ async fn connect(host: &Host, name: &str, model_id: Option<&str>) -> CmdResult<C
     let api = connection.sillytavern_api();
     let timeouts = HttpTimeouts::for_config(&config);
     let gateway = HttpModelGateway::with_timeouts(connection, timeouts).or_usage()?;
-    let mut chosen = ChosenModel::labelled(
+    let mut chosen = labelled(
         Arc::new(gateway),
         ModelBindingMode::Connection,
         Some(config.name.clone()),

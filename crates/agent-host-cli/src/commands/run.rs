@@ -46,9 +46,10 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
         generation_type: args.generation_type.into(),
         presentation: args.background.then_some(Presentation::Background),
         prompt,
-        model: model.gateway,
-        model_label: model.label,
-        model_binding: model.binding,
+        model: model.run.gateway,
+        model_label: model.run.label,
+        model_binding: model.run.binding,
+        models: model.binder,
         scene: args.scene.clone().into(),
     };
     let view = View {

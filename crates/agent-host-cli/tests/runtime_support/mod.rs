@@ -151,6 +151,7 @@ impl World {
                 model_id: None,
             },
             scene: SceneRequest::default(),
+            models: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! [`FsAuditStore`]: the create-only audit documents of a run (tool arguments and results,
-//! model responses, frozen inputs, tool snapshots), written as pretty JSON.
+//! model responses, delegated task results, frozen inputs, tool snapshots), written as pretty
+//! JSON.
 //!
 //! Every document is written once: staged in a temp file and hard-linked into place, so a
 //! second write of the same document fails with `AlreadyExists` and never replaces or
@@ -189,6 +190,22 @@ impl AuditStore for FsAuditStore {
                 read(&dir, &model_response_file(&dir, &invocation, round))
             })
             .await
+    }
+
+    async fn write_agent_result(
+        &self,
+        run: &RunId,
+        invocation: &InvocationId,
+        document: &Value,
+    ) -> Result<AuditRef, StoreError> {
+        let (invocation, document) = (invocation.clone(), document.clone());
+        self.writing(run, text_bytes(&document), move |dir, syncer| {
+            let target = dir
+                .agent_results()
+                .join(format!("{}.json", invocation.as_str()));
+            create(dir, &target, &document, syncer)
+        })
+        .await
     }
 
     /// The snapshot id names a folder, so it must be a valid invocation id.

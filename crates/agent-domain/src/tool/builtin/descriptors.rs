@@ -152,7 +152,8 @@ fn wording(tool: BuiltinTool) -> (&'static str, &'static str, Value) {
                             "completionCriteria": {"type": "array", "items": {"type": "string"}, "description": "How the next agent knows it is done."}
                         },
                         "required": ["objective"]
-                    }
+                    },
+                    "pendingTaskPolicy": {"type": "string", "enum": ["denyIfPending"], "description": "What happens to tasks you delegated that are still running: denyIfPending (the only policy) refuses the handoff until they end."}
                 }),
                 &["agentId", "handoff"],
             ),
