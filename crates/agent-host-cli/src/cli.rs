@@ -184,6 +184,10 @@ pub enum RunsCommand {
         /// run ends.
         #[arg(long, conflicts_with_all = ["before_seq", "limit"])]
         follow: bool,
+        /// Only the events of one invocation's timeline (`inv_root`, a child's or a
+        /// handoff target's id; `runs show` lists them).
+        #[arg(long, value_name = "ID")]
+        invocation: Option<String>,
         #[arg(long)]
         json: bool,
     },

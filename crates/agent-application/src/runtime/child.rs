@@ -23,6 +23,7 @@ const MISSING_RETURN: &str = "agent.child_invocation_missing_return";
 pub(super) async fn run(d: &Driver, child: PendingInvocation) {
     let PendingInvocation { mut record, start } = child;
     let Some(task) = start.task.clone() else {
+        d.board.child_ended();
         return;
     };
     let outcome = match begin(d, &task, &mut record).await {
@@ -38,6 +39,7 @@ pub(super) async fn run(d: &Driver, child: PendingInvocation) {
         },
     };
     let _ = settle(d, &task, &mut record, outcome).await;
+    d.board.child_ended();
 }
 
 /// Task and invocation to running.

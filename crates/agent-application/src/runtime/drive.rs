@@ -104,7 +104,7 @@ async fn end(
 ) -> RunOutcome {
     d.board.cancel_children(None);
     let mut changes = d.board.subscribe();
-    while d.board.any_active() {
+    while d.board.children_running() {
         if changes.changed().await.is_err() {
             break;
         }

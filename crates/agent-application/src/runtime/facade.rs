@@ -7,7 +7,9 @@ use agent_domain::event::{
     InvocationStatus, InvocationStatusPayload, JournalLine, RunEvent, RunRolledBackPayload,
     RunStatus, StatusChangedPayload,
 };
-use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
+use agent_domain::run::{
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary,
+};
 use agent_domain::tool::{ToolDescriptor, builtin_catalog};
 use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot};
 
@@ -240,6 +242,19 @@ impl AgentRuntime {
 
     pub async fn load_run(&self, run: &RunId) -> Result<AgentRun, RuntimeError> {
         Ok(self.shared.ports.runs.load_run(run).await?)
+    }
+
+    /// The run's invocations (root, delegated children, handoff targets), oldest first.
+    pub async fn list_invocations(
+        &self,
+        run: &RunId,
+    ) -> Result<Vec<AgentInvocation>, RuntimeError> {
+        Ok(self.shared.ports.runs.list_invocations(run).await?)
+    }
+
+    /// The run's delegated and handoff tasks, oldest first.
+    pub async fn list_tasks(&self, run: &RunId) -> Result<Vec<AgentTaskRecord>, RuntimeError> {
+        Ok(self.shared.ports.runs.list_tasks(run).await?)
     }
 
     /// The run's stored summary; otherwise one projected from its journal (and stored when

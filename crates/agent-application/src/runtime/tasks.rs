@@ -43,6 +43,8 @@ struct Board {
     keys: BTreeSet<String>,
     /// The target a handoff created, waiting to take over when its source stops.
     next_owner: Option<PendingInvocation>,
+    /// Children handed to the scheduler whose run has not ended yet.
+    children_running: usize,
 }
 
 /// The run's tasks. See the [module docs](self).
@@ -99,7 +101,25 @@ impl TaskBoard {
 
     /// Hands a child to the scheduler. `false` when the run no longer starts children.
     pub fn start(&self, child: PendingInvocation) -> bool {
-        self.starts.unbounded_send(child).is_ok()
+        let sent = self.starts.unbounded_send(child).is_ok();
+        if sent {
+            self.lock().children_running += 1;
+        }
+        sent
+    }
+
+    /// A child's run ended: its task and invocation are settled and journaled.
+    pub fn child_ended(&self) {
+        {
+            let mut board = self.lock();
+            board.children_running = board.children_running.saturating_sub(1);
+        }
+        self.changed();
+    }
+
+    /// Whether a child handed to the scheduler is still running.
+    pub fn children_running(&self) -> bool {
+        self.lock().children_running > 0
     }
 
     pub fn get(&self, id: &TaskId) -> Option<TaskView> {
@@ -201,14 +221,6 @@ impl TaskBoard {
                 entry.cancel.cancel();
             }
         }
-    }
-
-    /// Whether a return-mode task has not ended yet.
-    pub fn any_active(&self) -> bool {
-        self.lock().tasks.iter().any(|entry| {
-            entry.record.continuation == TaskContinuation::ReturnToParent
-                && !entry.record.status.is_terminal()
-        })
     }
 
     /// Stores the invocation a handoff created, to take over when its source stops.

@@ -327,6 +327,19 @@ impl RunEvent {
         }
     }
 
+    /// Whether the event shows on `invocation`'s timeline: its scope names it, as the
+    /// owner or as a related invocation (a delegation shows on both sides). Events without
+    /// a scope (checkpoints, persistence) show on none.
+    pub fn belongs_to(&self, invocation: &str) -> bool {
+        self.scope().is_some_and(|scope| {
+            scope.invocation_id == invocation
+                || scope
+                    .related_invocation_ids
+                    .iter()
+                    .any(|id| id == invocation)
+        })
+    }
+
     /// The invocation this event belongs to, plus the others it mentions.
     ///
     /// Delegation events belong to the caller (`parentInvocationId`), handoff events to

@@ -7,7 +7,9 @@ use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreErro
 use agent_application::runtime::{ModelTurnView, RuntimeError};
 use agent_domain::event::{ChatRef, JournalLine, RunRolledBackPayload};
 use agent_domain::model::TokenUsage;
-use agent_domain::run::{AgentRun, InvocationId, RunId, RunSummary};
+use agent_domain::run::{
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary,
+};
 use agent_domain::workspace::WorkspacePath;
 use futures::StreamExt;
 use serde_json::json;
@@ -50,24 +52,37 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             after_seq,
             limit,
             follow,
+            invocation,
             json,
         } => {
             let run = run_id_arg(&run_id)?;
+            let invocation_id = invocation
+                .as_deref()
+                .map(InvocationId::parse)
+                .transpose()
+                .or_usage()?;
             let query = EventQuery {
                 before_seq,
                 after_seq,
                 limit,
-                invocation_id: None,
+                invocation_id,
             };
             events(host, &run, query, follow, json).await
         }
         RunsCommand::Show { run_id, json } => {
             let run = run_id_arg(&run_id)?;
             let summary = host.runtime.run_summary(&run).await.map_err(runtime)?;
+            let invocations = host.runtime.list_invocations(&run).await.map_err(runtime)?;
+            let tasks = host.runtime.list_tasks(&run).await.map_err(runtime)?;
             if json {
-                json::print_pretty(&summary)?;
+                let mut shown =
+                    serde_json::to_value(&summary).or_code(Exit::Failure, codes::OUTPUT_FAILED)?;
+                shown["invocations"] = json!(invocations);
+                shown["tasks"] = json!(tasks);
+                json::print_pretty(&shown)?;
             } else {
                 print!("{}", summary_text(&summary));
+                print!("{}", agents_text(&invocations, &tasks));
             }
             Ok(Exit::Ok)
         }
@@ -208,7 +223,13 @@ async fn events(
         .or_failure()?;
     while let Some(line) = stream.next().await {
         let line = line.or_failure()?;
-        print(&line)?;
+        let shown = query
+            .invocation_id
+            .as_ref()
+            .is_none_or(|invocation| line.event.belongs_to(invocation.as_str()));
+        if shown {
+            print(&line)?;
+        }
     }
     Ok(Exit::Ok)
 }
@@ -326,6 +347,48 @@ fn summary_text(s: &RunSummary) -> String {
     rows.iter()
         .map(|(k, v)| format!("{k:<width$}  {v}\n"))
         .collect()
+}
+
+/// The run's invocations and, when it delegated or handed off, its tasks.
+fn agents_text(invocations: &[AgentInvocation], tasks: &[AgentTaskRecord]) -> String {
+    let mut out = String::new();
+    if invocations.len() > 1 || !tasks.is_empty() {
+        let rows: Vec<Vec<String>> = invocations
+            .iter()
+            .map(|inv| {
+                vec![
+                    inv.id.to_string(),
+                    format!("{:?}", inv.kind).to_lowercase(),
+                    inv.profile_id.clone(),
+                    format!("{:?}", inv.status).to_lowercase(),
+                    inv.parent_invocation_id
+                        .as_ref()
+                        .map_or_else(|| "-".to_owned(), ToString::to_string),
+                ]
+            })
+            .collect();
+        out.push_str("\ninvocations\n");
+        out.push_str(&table::render(
+            &["ID", "KIND", "PROFILE", "STATUS", "PARENT"],
+            &rows,
+        ));
+    }
+    if !tasks.is_empty() {
+        let rows: Vec<Vec<String>> = tasks
+            .iter()
+            .map(|task| {
+                vec![
+                    task.id.to_string(),
+                    task.target_profile_id.clone(),
+                    format!("{:?}", task.status).to_lowercase(),
+                    task.error.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        out.push_str("\ntasks\n");
+        out.push_str(&table::render(&["ID", "AGENT", "STATUS", "ERROR"], &rows));
+    }
+    out
 }
 
 /// `12000 in (10000 cached) · 800 out (300 reasoning)`: what the provider reported.

@@ -29,17 +29,10 @@ pub(super) fn page_limit(query: &EventQuery) -> Result<usize, JournalError> {
     }
 }
 
-/// Whether a line shows on `invocation`'s timeline: the event's scope names it, as the
-/// owner or as a related invocation (a delegation shows on both sides). Events without a
-/// scope (checkpoints, persistence) show on none.
+/// Whether a line shows on `invocation`'s timeline
+/// ([`RunEvent::belongs_to`](agent_domain::event::RunEvent::belongs_to)).
 pub fn belongs_to(line: &JournalLine, invocation: &InvocationId) -> bool {
-    line.event.scope().is_some_and(|scope| {
-        scope.invocation_id == invocation.as_str()
-            || scope
-                .related_invocation_ids
-                .iter()
-                .any(|id| id == invocation.as_str())
-    })
+    line.event.belongs_to(invocation.as_str())
 }
 
 /// Reads one page of the journal at `path` (blocking).

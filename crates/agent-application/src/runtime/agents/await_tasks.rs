@@ -59,6 +59,9 @@ pub(super) async fn await_tasks(
                 .map(|ended| matches!(ended, Either::Right(_)))
         }
     };
+    // A cancelled run also ends its children, which can end the wait first: cancellation
+    // wins either way.
+    let waited = waited.filter(|_| !inv.watch.token().is_cancelled());
     let Some(timed_out) = waited else {
         return Ok(refused(
             call,
