@@ -23,8 +23,8 @@
 use agent_domain::ErrorCode;
 use agent_domain::event::{
     ChatCommitCompletedPayload, ChatCommitFailedPayload, ChatCommitRecordedPayload,
-    ChatCommitRequestedPayload, ChatCommitStartedPayload, CheckpointReason, RunEvent, RunStatus,
-    WriteMode,
+    ChatCommitRequestedPayload, ChatCommitStartedPayload, CheckpointReason, PreservedCommit,
+    RunEvent, RunStatus, WriteMode,
 };
 use agent_domain::json::js_trim;
 use agent_domain::run::{AgentMessageRecord, AgentRun, CommitRecord, RecordIdentity};
@@ -82,7 +82,7 @@ enum Published {
 /// `workspace.commit`: parses the call, publishes, and answers the model.
 pub(super) async fn explicit(
     d: &Driver,
-    invocation: &Invocation,
+    invocation: &mut Invocation,
     call: &ToolInvocation,
 ) -> Result<ToolCallReport, Fault> {
     let default_path = invocation.profile.message_body_path().clone();
@@ -238,7 +238,11 @@ fn parse(
 }
 
 /// The shared publish path (see the module docs).
-async fn publish(d: &Driver, invocation: &Invocation, plan: Plan<'_>) -> Result<Published, Fault> {
+async fn publish(
+    d: &Driver,
+    invocation: &mut Invocation,
+    plan: Plan<'_>,
+) -> Result<Published, Fault> {
     let ports = d.ports().clone();
     let run_id = d.run_id().clone();
     let scope = &invocation.world.scope;
@@ -371,12 +375,24 @@ async fn publish(d: &Driver, invocation: &Invocation, plan: Plan<'_>) -> Result<
             ));
         }
     };
+    // The message is in the chat: the ledger and the run's message state know it before
+    // anything else can fail, so a later fault is a partial success that keeps it.
+    invocation.machine.confirm_commit(
+        PreservedCommit {
+            path: plan.path.clone(),
+            mode: write_mode,
+            message_id: receipt.message_id.clone(),
+            round: invocation.machine.round(),
+        },
+        plan.explicit,
+    );
     {
         let mut message = d.message();
         message.commits.push(entry);
         if plan.explicit {
             message.explicit_text = Some(text.clone());
         }
+        message.committed_text = Some(text);
     }
     if receipt.previous_message.is_some() || !receipt.metadata_changes.is_empty() {
         keep_rollback_base(d, &receipt).await?;
@@ -396,7 +412,6 @@ async fn publish(d: &Driver, invocation: &Invocation, plan: Plan<'_>) -> Result<
             is_explicit: plan.explicit,
         }))
         .await?;
-    d.message().committed_text = Some(text);
     Ok(Published::Committed {
         receipt,
         chars,

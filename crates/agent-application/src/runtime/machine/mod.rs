@@ -38,7 +38,7 @@ mod tests;
 
 use std::sync::Arc;
 
-use agent_domain::event::{Presentation, RunFailurePayload};
+use agent_domain::event::{PreservedCommit, Presentation, RunFailurePayload};
 use agent_domain::model::{AgentModelMessage, GenerationParameters, ProviderState};
 use agent_domain::profile::ModelRetryPolicy;
 use agent_domain::run::InvocationId;
@@ -97,6 +97,10 @@ pub struct InvocationMachine {
     phase: Phase,
     /// Events produced by reports, handed out with the next step.
     outbox: Vec<agent_domain::event::RunEvent>,
+    /// The pending call's commit is already in the ledger ([`Self::confirm_commit`]); its
+    /// report must not record it again.
+    #[serde(default)]
+    commit_confirmed: bool,
 }
 
 impl InvocationMachine {
@@ -135,6 +139,7 @@ impl InvocationMachine {
             cancel_requested: false,
             phase: Phase::Ready,
             outbox: Vec::new(),
+            commit_confirmed: false,
         })
     }
 
@@ -229,6 +234,16 @@ impl InvocationMachine {
         if !self.is_finished() {
             let outcome = self.ledger.classify(failure);
             self.phase = Phase::Finished { outcome };
+        }
+    }
+
+    /// Records a chat commit the moment the host confirms it, before its result is stored
+    /// or journaled: from then on a fault is a partial success that keeps the message. The
+    /// call's report (or the auto-publish report) that follows does not record it again.
+    pub fn confirm_commit(&mut self, commit: PreservedCommit, explicit: bool) {
+        if !self.is_finished() {
+            self.ledger.record(commit, explicit);
+            self.commit_confirmed = true;
         }
     }
 

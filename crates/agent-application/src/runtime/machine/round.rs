@@ -279,8 +279,10 @@ impl InvocationMachine {
         let Phase::Tools { round } = &mut self.phase else {
             return Err(self.unexpected("a tool result"));
         };
+        let confirmed = std::mem::take(&mut self.commit_confirmed);
         match report.control {
             ToolControl::None => {}
+            ToolControl::Committed { .. } if confirmed => {}
             ToolControl::Committed {
                 path,
                 mode,
@@ -317,7 +319,10 @@ impl InvocationMachine {
         let Publish::Awaiting(file) = &round.publish else {
             return Err(self.unexpected("an auto-publish report"));
         };
-        if let AutoPublishReport::Published { message_id } = report {
+        let confirmed = std::mem::take(&mut self.commit_confirmed);
+        if let AutoPublishReport::Published { message_id } = report
+            && !confirmed
+        {
             self.ledger.record(
                 PreservedCommit {
                     path: file.path.clone(),
