@@ -448,3 +448,67 @@ async fn the_terminal_event_is_journaled_even_when_its_status_line_is_not() {
         "nothing journaled"
     );
 }
+
+/// A completed run rolls back through the host: the reply it added is deleted, and
+/// `run_rolled_back` follows the terminal event.
+#[tokio::test]
+async fn a_completed_run_rolls_back_its_reply() {
+    let world = World::new().write_commit_finish();
+    let ran = world.run().await;
+    world.assert_ended(&ran, RunStatus::Completed).await;
+
+    let rolled = world.runtime.rollback_run(&ran.run_id).await.unwrap();
+    assert_eq!(rolled.message_ids, ["3"]);
+    assert_eq!(rolled.deleted_messages, [3]);
+    assert_eq!(world.chat_texts().len(), 3, "the chat is as before the run");
+    assert_eq!(world.ports.chat_commits.rollbacks().len(), 1);
+    let types = world.types(&ran);
+    assert_eq!(
+        types[types.len() - 2..],
+        ["run_completed", "run_rolled_back"]
+    );
+    let again = world.runtime.rollback_run(&ran.run_id).await.unwrap_err();
+    assert_eq!(
+        agent_domain::ErrorCode::code(&again),
+        "agent.rollback_already_applied"
+    );
+}
+
+/// A swipe run's commit becomes the new text of the message it set aside; the message as
+/// it was is kept in `input/rollback_base.json`, and a rollback puts it back.
+#[tokio::test]
+async fn a_swipe_run_replaces_the_last_reply_and_rolls_back_exactly() {
+    let world = World::new().write_commit_finish();
+    world.ports.chats.push(
+        &world.chat,
+        ChatRole::Assistant,
+        "Alice",
+        "The keeper? Nobody.",
+    );
+    let mut request = world.request();
+    request.generation_type = GenerationType::Swipe;
+    let started = world.runtime.start_run(request).await.unwrap();
+    let ran = Ran {
+        run_id: started.run.id.clone(),
+        outcome: started.task.await,
+    };
+    world.assert_ended(&ran, RunStatus::Completed).await;
+
+    let commits = world.ports.chat_commits.commits();
+    assert_eq!(
+        commits[0].target,
+        agent_application::ports::CommitTarget::NewSwipe { index: 3 }
+    );
+    assert_eq!(world.chat_texts().len(), 4);
+    assert_eq!(world.chat_texts()[3], REPLY);
+    let base = world
+        .ports
+        .audit
+        .document(&ran.run_id, "input/rollback_base.json")
+        .unwrap();
+    assert_eq!(base["messageId"], "3");
+
+    let rolled = world.runtime.rollback_run(&ran.run_id).await.unwrap();
+    assert_eq!(rolled.restored_messages, [3]);
+    assert_eq!(world.chat_texts()[3], "The keeper? Nobody.");
+}

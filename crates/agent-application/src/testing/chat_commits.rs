@@ -244,3 +244,114 @@ impl ChatCommitPort for MemoryChatCommits {
         Ok(report)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use agent_domain::event::ChatRef;
+    use agent_domain::run::{CommitRecord, RecordIdentity, RunId};
+    use serde_json::json;
+
+    use super::*;
+    use crate::ports::{ReplyAuthor, ReplyModel};
+
+    fn request(chat: &ChatRef, run: &str, target: CommitTarget, text: &str) -> ChatCommitRequest {
+        let identity = RecordIdentity {
+            run_id: run.into(),
+            workspace_id: "chat_1".into(),
+            stable_chat_id: "memory-chat".into(),
+            profile_id: None,
+            persist_base_state_id: None,
+        };
+        let commit = CommitRecord {
+            seq: 1,
+            commit_id: "commit_1".into(),
+            checkpoint_id: "cp_000001".into(),
+            path: "output/main.md".into(),
+            mode: "replace".into(),
+            reason: None,
+            chars: 0,
+            words: 0,
+            sha256: String::new(),
+        };
+        ChatCommitRequest {
+            chat: chat.clone(),
+            run_id: RunId::parse(run).unwrap(),
+            target,
+            text: text.into(),
+            author: ReplyAuthor {
+                name: "Alice".into(),
+                ..ReplyAuthor::default()
+            },
+            model: ReplyModel::default(),
+            reasoning: String::new(),
+            generation_started: "t".into(),
+            committed_at: "t".into(),
+            record: AgentMessageRecord::after(&identity, &[], &commit),
+            metadata: vec![("timedWorldInfo".into(), OrderedJson::from(&json!({"a": 1})))],
+        }
+    }
+
+    #[tokio::test]
+    async fn revises_only_the_runs_last_message_and_undoes_its_metadata() {
+        let chats = Arc::new(MemoryChats::new());
+        let chat = ChatRef::Group {
+            chat_id: "g".into(),
+        };
+        chats.push(&chat, ChatRole::User, "Bob", "Hi");
+        chats.set_metadata(&chat, json!({"timedWorldInfo": {"a": 0}}));
+        let host = MemoryChatCommits::new(Arc::clone(&chats));
+        let first = host
+            .commit(request(&chat, "run_a", CommitTarget::NewReply, "One."))
+            .await
+            .unwrap();
+        assert_eq!(
+            (first.message_id.as_str(), &first.rollback),
+            ("1", &RollbackStrategy::DeleteMessage)
+        );
+        assert_eq!(
+            first.metadata_changes[0].before,
+            Some(OrderedJson::from(&json!({"a": 0})))
+        );
+        let revise = CommitTarget::Revise {
+            message_id: "1".into(),
+        };
+        let other_run = host
+            .commit(request(&chat, "run_b", revise.clone(), "Two."))
+            .await;
+        assert_eq!(other_run, Err(ChatError::MessageMismatch("1".into())));
+        host.commit(request(&chat, "run_a", revise.clone(), "Two."))
+            .await
+            .unwrap();
+        assert_eq!(chats.messages(&chat).unwrap()[1].text, "Two.");
+        chats.push(&chat, ChatRole::User, "Bob", "And?");
+        let moved_on = host.commit(request(&chat, "run_a", revise, "Three.")).await;
+        assert_eq!(moved_on, Err(ChatError::MessageMismatch("1".into())));
+        assert_eq!(host.commits().len(), 2);
+
+        let report = host
+            .rollback(ChatRollbackRequest {
+                chat: chat.clone(),
+                run_id: RunId::parse("run_a").unwrap(),
+                targets: vec![crate::ports::RollbackTarget {
+                    message_id: "1".into(),
+                    previous_message: None,
+                }],
+                metadata: first.metadata_changes,
+            })
+            .await
+            .unwrap();
+        assert_eq!(report.deleted_messages, [1]);
+        assert_eq!(report.restored_metadata, ["timedWorldInfo"]);
+        let texts: Vec<String> = chats
+            .messages(&chat)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(texts, ["Hi", "And?"]);
+        assert_eq!(
+            chats.open(&chat).await.unwrap().chat_metadata,
+            json!({"timedWorldInfo": {"a": 0}})
+        );
+    }
+}

@@ -107,3 +107,60 @@ impl ModelGateway for FakeModel {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use agent_domain::event::InvocationKind;
+    use agent_domain::model::{AgentModelRequest, GenerationParameters, ProviderState};
+    use agent_domain::run::{InvocationId, RunId};
+    use agent_domain::tool::ToolChoice;
+    use futures::StreamExt;
+
+    use super::*;
+    use crate::ports::ModelStreamItem;
+
+    fn call(round: u32) -> ModelCall {
+        ModelCall {
+            run_id: RunId::parse("run_1").unwrap(),
+            invocation_id: InvocationId::root(),
+            invocation_kind: InvocationKind::Root,
+            profile_id: "default-writer".into(),
+            round,
+            attempt: 1,
+            request: AgentModelRequest {
+                messages: Arc::new(vec![AgentModelMessage::user("hi")]),
+                tools: Arc::new(Vec::new()),
+                tool_choice: ToolChoice::Auto,
+                provider_state: ProviderState::initial("run_1", "inv_root"),
+                parameters: GenerationParameters::default(),
+            },
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_in_order_records_calls_and_runs_dry() {
+        let model = FakeModel::new();
+        model
+            .fail(ModelError::new(ModelErrorKind::Overloaded, "busy"))
+            .respond(text_turn("Hello."));
+        let error = model.generate(call(1)).await.unwrap_err();
+        assert_eq!(error.code, "model.overloaded");
+        let streamed: Vec<_> = model.stream(call(2)).collect().await;
+        let [Ok(ModelStreamItem::Completed(response))] = streamed.as_slice() else {
+            panic!("{streamed:?}");
+        };
+        assert_eq!(response.text(), "Hello.");
+        let dry = model.generate(call(3)).await.unwrap_err();
+        assert_eq!(dry.code, "model.script_exhausted");
+        let rounds: Vec<u32> = model.calls().iter().map(|c| c.round).collect();
+        assert_eq!(rounds, [1, 2, 3]);
+        assert_eq!(model.queued(), 0);
+        let turn = tool_turn(&[("c1", BuiltinTool::WorkspaceFinish, Value::Null)]);
+        assert_eq!(
+            turn.tool_calls()[0].tool_id,
+            BuiltinTool::WorkspaceFinish.id()
+        );
+    }
+}

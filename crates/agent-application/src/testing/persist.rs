@@ -77,3 +77,62 @@ impl PersistentStateStore for MemoryPersist {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use agent_domain::event::{ChatRef, Presentation, RunStatus};
+    use agent_domain::run::{GenerationType, WorkspaceId};
+
+    use super::*;
+
+    fn run(id: &str, base: Option<&StateId>) -> AgentRun {
+        AgentRun {
+            id: RunId::parse(id).unwrap(),
+            workspace_id: WorkspaceId::from_digest(&[7; 32]),
+            stable_chat_id: "chat".into(),
+            chat_ref: ChatRef::Group {
+                chat_id: "g".into(),
+            },
+            generation_type: GenerationType::Normal,
+            profile_id: None,
+            skill_scope_refs: Default::default(),
+            persist_base_state_id: base.cloned(),
+            input_message_count: None,
+            presentation: Presentation::Foreground,
+            status: RunStatus::Finishing,
+            created_at: "t".into(),
+            updated_at: "t".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn states_chain_from_promoted_bases() {
+        let persist = MemoryPersist::new();
+        let first = run("run_a", None);
+        assert_eq!(
+            persist.project_base(&first).await.unwrap().base_state_id,
+            None
+        );
+        persist
+            .faults()
+            .fail_first(|_| true, PersistError::Io("disk full".into()));
+        assert!(persist.promote(&first, "t").await.is_err());
+        let promoted = persist.promote(&first, "t").await.unwrap();
+        assert_eq!(promoted.state_id, StateId::of_run(&first.id));
+        assert!(matches!(
+            persist.promote(&first, "t").await,
+            Err(PersistError::AlreadyExists(_))
+        ));
+
+        let second = run("run_b", Some(&promoted.state_id));
+        let snapshot = persist.project_base(&second).await.unwrap();
+        assert_eq!(snapshot.base_state_id, Some(promoted.state_id.clone()));
+        let orphan = run("run_c", Some(&StateId::of_run(&second.id)));
+        assert!(matches!(
+            persist.project_base(&orphan).await,
+            Err(PersistError::NotFound(_))
+        ));
+        persist.promote(&second, "t").await.unwrap();
+        assert_eq!(persist.states()[1].1, Some(promoted.state_id));
+    }
+}

@@ -228,3 +228,92 @@ impl RunStore for MemoryRuns {
         Ok(self.with_state(|s| s.summaries.iter().find(|x| x.run_id == *run).cloned()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use agent_domain::event::{ChatRef, Presentation};
+    use agent_domain::run::{GenerationType, WorkspaceId};
+
+    use super::*;
+
+    fn run(id: &str, created_at: &str) -> AgentRun {
+        AgentRun {
+            id: RunId::parse(id).unwrap(),
+            workspace_id: WorkspaceId::from_digest(&[7; 32]),
+            stable_chat_id: "chat".into(),
+            chat_ref: ChatRef::Group {
+                chat_id: "g".into(),
+            },
+            generation_type: GenerationType::Normal,
+            profile_id: None,
+            skill_scope_refs: Default::default(),
+            persist_base_state_id: None,
+            input_message_count: None,
+            presentation: Presentation::Foreground,
+            status: RunStatus::Created,
+            created_at: created_at.into(),
+            updated_at: created_at.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn creates_once_saves_existing_runs_and_pages_newest_first() {
+        let runs = MemoryRuns::new();
+        let (a, b, c) = (run("run_a", "t1"), run("run_b", "t2"), run("run_c", "t3"));
+        assert!(matches!(
+            runs.save_run(&a).await,
+            Err(StoreError::NotFound(_))
+        ));
+        for record in [&a, &b, &c] {
+            runs.create_run(record).await.unwrap();
+        }
+        assert!(matches!(
+            runs.create_run(&a).await,
+            Err(StoreError::AlreadyExists(_))
+        ));
+        let mut failed = a.clone();
+        failed.status = RunStatus::Failed;
+        runs.save_run(&failed).await.unwrap();
+        assert_eq!(
+            runs.saved_statuses(&a.id),
+            [RunStatus::Created, RunStatus::Failed]
+        );
+
+        let first = runs
+            .list_runs(&RunListQuery {
+                limit: Some(2),
+                ..RunListQuery::default()
+            })
+            .await
+            .unwrap();
+        let ids = |page: &RunPage| {
+            page.runs
+                .iter()
+                .map(|r| r.id.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&first), ["run_c", "run_b"]);
+        let rest = runs
+            .list_runs(&RunListQuery {
+                before: first.next.clone(),
+                ..RunListQuery::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!((ids(&rest), rest.next), (vec!["run_a".to_owned()], None));
+        let bad = RunListQuery {
+            limit: Some(0),
+            ..RunListQuery::default()
+        };
+        assert!(matches!(
+            runs.list_runs(&bad).await,
+            Err(StoreError::Invalid { .. })
+        ));
+        let unknown = RunId::parse("run_x").unwrap();
+        assert!(matches!(
+            runs.list_invocations(&unknown).await,
+            Err(StoreError::NotFound(_))
+        ));
+        assert_eq!(runs.list_invocations(&a.id).await.unwrap(), []);
+    }
+}
