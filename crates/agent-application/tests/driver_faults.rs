@@ -9,7 +9,8 @@
 use std::sync::Arc;
 
 use agent_application::ports::{
-    ChatError, ChatRole, JournalError, ModelCall, PersistError, RunStore, StoreError,
+    CancelRequests, ChatError, ChatRole, JournalError, ModelCall, PersistError, RunStore,
+    StoreError,
 };
 use agent_application::prompt::PromptInput;
 use agent_application::runtime::machine::ModelLabel;
@@ -159,7 +160,7 @@ fn io(message: &str) -> JournalError {
     JournalError::Io(message.into())
 }
 
-/// The text and tool calls of a model message, for reading failures.
+/// The call ids of the tool calls among a message's parts, in order.
 fn tool_call_ids(parts: &[AgentModelContentPart]) -> Vec<String> {
     parts
         .iter()
@@ -511,4 +512,77 @@ async fn a_swipe_run_replaces_the_last_reply_and_rolls_back_exactly() {
     let rolled = world.runtime.rollback_run(&ran.run_id).await.unwrap();
     assert_eq!(rolled.restored_messages, [3]);
     assert_eq!(world.chat_texts()[3], "The keeper? Nobody.");
+}
+
+/// The commit call's arguments cannot be audited: the commit never starts, so the run fails
+/// and the chat is untouched.
+#[tokio::test]
+async fn an_audit_failure_before_the_host_commit_fails_the_run() {
+    let world = World::new().write_commit_finish();
+    let commit_args = MemoryAudit::tool_args_path("call_commit");
+    world.ports.audit.faults().fail_first(
+        move |path| path == commit_args,
+        StoreError::Io("disk full".into()),
+    );
+    let ran = world.run().await;
+
+    world.assert_ended(&ran, RunStatus::Failed).await;
+    assert_eq!(
+        ran.outcome.failure.as_ref().unwrap().code,
+        "agent.storage_io"
+    );
+    assert_eq!(ran.outcome.committed_text, None);
+    assert!(world.ports.chat_commits.commits().is_empty());
+    assert!(!world.types(&ran).contains(&"chat_commit_started"));
+    assert_eq!(world.chat_texts().len(), 3);
+}
+
+/// The next round's model response cannot be audited once the commit is in the ledger:
+/// a partial success that keeps the message.
+#[tokio::test]
+async fn an_audit_failure_after_the_commit_is_recorded_is_a_partial_success() {
+    let world = World::new().write_commit_finish();
+    world.ports.audit.faults().fail_first(
+        |path| path == "model-responses/round-002.json",
+        StoreError::Io("disk full".into()),
+    );
+    let ran = world.run().await;
+
+    world.assert_ended(&ran, RunStatus::PartialSuccess).await;
+    assert_eq!(
+        ran.outcome.failure.as_ref().unwrap().code,
+        "agent.storage_io"
+    );
+    assert_eq!(ran.outcome.committed_text.as_deref(), Some(REPLY));
+    assert_eq!(world.chat_texts().last().map(String::as_str), Some(REPLY));
+    assert_eq!(world.model.calls().len(), 2);
+    assert!(world.ports.persist.states().is_empty(), "nothing promoted");
+}
+
+/// A cancellation another process left before the driver's first step: the run is
+/// cancelled without a model call, and the request is cleared when it ends.
+#[tokio::test]
+async fn a_cancellation_request_from_another_process_cancels_the_run() {
+    let world = World::new().write_commit_finish();
+    let started = world.runtime.start_run(world.request()).await.unwrap();
+    let run_id = started.run.id.clone();
+    world.ports.cancel_requests.request(&run_id).await.unwrap();
+    let ran = Ran {
+        outcome: started.task.await,
+        run_id,
+    };
+
+    world.assert_ended(&ran, RunStatus::Cancelled).await;
+    let types = world.types(&ran);
+    assert!(types.contains(&"run_cancel_requested"), "{types:?}");
+    assert_eq!(types.last(), Some(&"run_cancelled"));
+    assert!(world.model.calls().is_empty());
+    assert!(
+        !world
+            .ports
+            .cancel_requests
+            .is_requested(&ran.run_id)
+            .await
+            .unwrap()
+    );
 }

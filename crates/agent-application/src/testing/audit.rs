@@ -86,6 +86,11 @@ impl MemoryAudit {
         })
     }
 
+    /// The path of a tool call's arguments document, as this store names it.
+    pub fn tool_args_path(call_id: &str) -> String {
+        format!("tool-args/{}.json", call_stem(call_id))
+    }
+
     /// The path of a tool call's result document, as this store names it.
     pub fn tool_result_path(call_id: &str) -> String {
         format!("tool-results/{}.json", call_stem(call_id))
@@ -117,8 +122,7 @@ impl AuditStore for MemoryAudit {
         call_id: &str,
         arguments: &Value,
     ) -> Result<AuditRef, StoreError> {
-        let path = format!("tool-args/{}.json", call_stem(call_id));
-        self.create(run, path, arguments.clone())
+        self.create(run, Self::tool_args_path(call_id), arguments.clone())
     }
 
     async fn write_tool_result(
