@@ -586,3 +586,33 @@ async fn a_cancellation_request_from_another_process_cancels_the_run() {
             .unwrap()
     );
 }
+
+/// A host that subscribes before it drives the task follows every event after the three
+/// `start_run` journals, through the terminal one, and the stream then ends.
+#[tokio::test]
+async fn a_subscriber_follows_the_run_to_its_terminal_event() {
+    use futures::StreamExt;
+
+    let world = World::new().write_commit_finish();
+    let started = world.runtime.start_run(world.request()).await.unwrap();
+    let run_id = started.run.id.clone();
+    let first = world
+        .runtime
+        .read_events(&run_id, &agent_application::ports::EventQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 3);
+    let follower = world.runtime.subscribe(&run_id).await.unwrap();
+    let ran = Ran {
+        outcome: started.task.await,
+        run_id,
+    };
+    world.assert_ended(&ran, RunStatus::Completed).await;
+
+    let following = follower.map(|line| line.unwrap().seq).collect::<Vec<u64>>();
+    let followed = tokio::time::timeout(std::time::Duration::from_secs(5), following)
+        .await
+        .expect("the stream ends after the terminal event");
+    let all = world.ports.journal.lines(&ran.run_id);
+    assert_eq!(followed, all[3..].iter().map(|l| l.seq).collect::<Vec<_>>());
+}
