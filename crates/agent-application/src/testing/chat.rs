@@ -75,7 +75,8 @@ impl MemoryChats {
         self.with_state(|s| s.reads.clone())
     }
 
-    fn messages(&self, chat: &ChatRef) -> Result<Vec<ChatMessage>, ChatError> {
+    /// The messages of `chat` as they stand (not recorded as a read).
+    pub fn messages(&self, chat: &ChatRef) -> Result<Vec<ChatMessage>, ChatError> {
         self.with_state(|s| {
             s.chats
                 .iter()

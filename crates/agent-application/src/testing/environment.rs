@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::ports::{Clock, IdSource, Rng};
+use crate::ports::{Clock, Digest, IdSource, Rng};
 
 /// A version token for test contents: 64 hex digits, stable for equal input, different for
 /// different input in practice. Not cryptographic; the real adapters use SHA-256.
@@ -18,6 +18,21 @@ pub fn fake_sha256_hex(bytes: &[u8]) -> String {
             format!("{h:016x}")
         })
         .collect()
+}
+
+/// A [`Digest`] over [`fake_sha256_hex`]: stable and distinct like SHA-256, not SHA-256.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FakeDigest;
+
+impl Digest for FakeDigest {
+    fn sha256(&self, bytes: &[u8]) -> [u8; 32] {
+        let hex = fake_sha256_hex(bytes);
+        let mut digest = [0u8; 32];
+        for (at, byte) in digest.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&hex[2 * at..2 * at + 2], 16).unwrap_or_default();
+        }
+        digest
+    }
 }
 
 /// A clock that starts at a fixed instant and advances one millisecond per reading.
@@ -87,6 +102,7 @@ mod tests {
         assert_eq!(fake_sha256_hex(b"a"), fake_sha256_hex(b"a"));
         assert_ne!(fake_sha256_hex(b"a"), fake_sha256_hex(b"b"));
         assert_eq!(fake_sha256_hex(b"").len(), 64);
+        assert_eq!(FakeDigest.sha256_hex(b"a"), fake_sha256_hex(b"a"));
         let ids = SequentialIds::default();
         assert_eq!(ids.new_hex_id(), format!("{:032x}", 1));
         let rng = SequenceRng::new(vec![3, 99]);
