@@ -348,9 +348,6 @@ async fn a_promotion_failure_after_the_commit_is_a_partial_success() {
 /// The commit tool's result cannot be stored after the host confirmed the commit: the
 /// message is in the chat, so the docs make this a partial success.
 #[tokio::test]
-#[ignore = "runtime disagrees with docs/runtime-loop.md: a fault after the host commit but \
-            before the commit tool's report reaches the machine leaves the ledger empty, so \
-            the run ends `failed` with the message in the chat"]
 async fn an_audit_failure_after_the_host_commit_is_a_partial_success() {
     let world = World::new().write_commit_finish();
     world.ports.audit.faults().fail_first(
@@ -376,9 +373,6 @@ async fn an_audit_failure_after_the_host_commit_is_a_partial_success() {
 /// The journal refuses `chat_commit_completed` after the host confirmed the commit: the
 /// message is in the chat, so the docs make this a partial success too.
 #[tokio::test]
-#[ignore = "runtime disagrees with docs/runtime-loop.md: a fault after the host commit but \
-            before the commit tool's report reaches the machine leaves the ledger empty, so \
-            the run ends `failed` with the message in the chat"]
 async fn a_journal_failure_right_after_the_host_commit_is_a_partial_success() {
     let world = World::new().write_commit_finish();
     world.ports.journal.faults().fail_first(
