@@ -145,6 +145,17 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The wire name (`queued`, `running`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
     /// Whether the task has ended; transitions out of a terminal status are ignored.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)

@@ -15,8 +15,8 @@ use std::time::Duration;
 use agent_application::ports::{ModelDelta, SkillScope};
 use agent_application::runtime::ModelActivity;
 use agent_domain::event::{
-    JournalLine, ModelBindingMode, ROOT_INVOCATION_ID, RunEvent, RunFailurePayload,
-    SkillDiagnostic, ToolCallOutcomePayload,
+    InvocationKind, JournalLine, ModelBindingMode, ROOT_INVOCATION_ID, RunEvent, RunFailurePayload,
+    SkillDiagnostic, TaskStatus, ToolCallOutcomePayload,
 };
 use agent_domain::profile::ProfileSource;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -113,8 +113,9 @@ pub struct Timeline {
     pending: HashMap<String, String>,
     /// Lines about a call that is still running, shown after its own line.
     deferred: HashMap<String, Vec<String>>,
-    /// Profile of each non-root invocation, for line prefixes.
-    invocations: HashMap<String, String>,
+    /// Profile of each non-root invocation and whether it is a delegated child (shown
+    /// indented), for line prefixes.
+    invocations: HashMap<String, (String, bool)>,
     /// The model call whose live text is showing: invocation, round, attempt.
     live_call: Option<(String, u32, u32)>,
     /// Whether live reasoning (rather than answer text) is showing.
@@ -247,14 +248,42 @@ impl Timeline {
                 self.say(&s.dim(&format!("model {model}")));
             }
             RunEvent::AgentInvocationCreated(p) if p.invocation_id != ROOT_INVOCATION_ID => {
+                let child = p.kind == InvocationKind::Subagent;
                 self.invocations
-                    .insert(p.invocation_id.clone(), p.profile_id.clone());
+                    .insert(p.invocation_id.clone(), (p.profile_id.clone(), child));
+                let (indent, what) = if child {
+                    ("  ", "delegated task")
+                } else {
+                    ("", "takes over the run")
+                };
                 self.say(&format!(
-                    "{} {} started ({:?}, {})",
+                    "{indent}{} {} {what} ({})",
                     s.cyan("→"),
                     p.profile_id,
-                    p.kind,
                     p.invocation_id
+                ));
+            }
+            RunEvent::AgentAwaitCompleted(p) => {
+                let timed_out = if p.timed_out { ", timed out" } else { "" };
+                self.say(&s.dim(&format!(
+                    "{prefix}  awaited {} task(s){timed_out}",
+                    p.task_count
+                )));
+            }
+            RunEvent::AgentTaskFailed(p) => {
+                let error = p.error.as_deref().unwrap_or("failed");
+                self.say(&format!(
+                    "  {} {} task failed: {}",
+                    s.red("←"),
+                    p.target_profile_id,
+                    truncate(&one_line(error), MESSAGE_WIDTH)
+                ));
+            }
+            RunEvent::AgentTaskCancelled(p) => {
+                self.say(&format!(
+                    "  {} {} task cancelled",
+                    s.yellow("←"),
+                    p.target_profile_id
                 ));
             }
             RunEvent::ModelCallAttemptStarted(p) => {
@@ -383,11 +412,20 @@ impl Timeline {
                     p.change_count, p.state_id
                 )));
             }
-            RunEvent::AgentInvocationCompleted(p) if p.invocation_id != ROOT_INVOCATION_ID => {
-                self.say(&format!("{} {} returned", s.cyan("←"), p.profile_id));
-            }
-            RunEvent::AgentInvocationFailed(p) if p.invocation_id != ROOT_INVOCATION_ID => {
-                self.say(&format!("{} {} failed", s.red("←"), p.profile_id));
+            RunEvent::TaskReturnCompleted(p) => {
+                let status = match p.status {
+                    TaskStatus::Completed => s.cyan("←"),
+                    _ => s.yellow("←"),
+                };
+                let profile = self
+                    .invocations
+                    .get(&p.child_invocation_id)
+                    .map_or("child", |(profile, _)| profile.as_str());
+                self.say(&format!(
+                    "  {status} {profile} returned {} ({})",
+                    p.status.as_str(),
+                    p.summary_ref
+                ));
             }
             RunEvent::RunCancelRequested => {
                 self.stop_spinner();
@@ -418,11 +456,16 @@ impl Timeline {
         }
     }
 
+    /// `[editor] ` before a handoff target's lines, `  [researcher] ` (indented) before a
+    /// delegated child's.
     fn prefix(&self, line: &JournalLine) -> String {
         line.event
             .scope()
             .and_then(|scope| self.invocations.get(&scope.invocation_id).cloned())
-            .map(|profile| format!("{} ", self.style.cyan(&format!("[{profile}]"))))
+            .map(|(profile, child)| {
+                let indent = if child { "  " } else { "" };
+                format!("{indent}{} ", self.style.cyan(&format!("[{profile}]")))
+            })
             .unwrap_or_default()
     }
 

@@ -2,7 +2,6 @@
 //! result, and the markdown capsule ("## Delegated Task Results") it answers with — the
 //! same capsule the runtime adds to the parent's next request for results nobody awaited.
 
-use agent_domain::event::TaskStatus;
 use agent_domain::tool::BuiltinTool;
 use serde_json::{Map, Value, json};
 
@@ -19,17 +18,6 @@ const RESULT_FIELDS: [&str; 7] = [
     "questionsForCaller",
 ];
 
-fn status_name(status: TaskStatus) -> &'static str {
-    match status {
-        TaskStatus::Queued => "queued",
-        TaskStatus::Running => "running",
-        TaskStatus::Completed => "completed",
-        TaskStatus::Failed => "failed",
-        TaskStatus::Cancelled => "cancelled",
-        _ => "unknown",
-    }
-}
-
 /// The returned fields of a task (its document's `result`).
 fn returned(task: &TaskView) -> Option<&Map<String, Value>> {
     task.result.as_ref()?.get("result")?.as_object()
@@ -40,7 +28,7 @@ pub(in crate::runtime) fn entry(task: &TaskView) -> Value {
     let mut entry = json!({
         "taskId": task.record.id,
         "agentId": task.record.target_profile_id,
-        "status": status_name(task.record.status),
+        "status": task.record.status.as_str(),
     });
     if let Some(error) = &task.record.error {
         entry["error"] = json!(error);
@@ -62,7 +50,7 @@ pub(in crate::runtime) fn capsule(tasks: &[TaskView], timed_out: bool) -> String
         text.push_str("Timed out before all selected tasks finished.\n");
     }
     for task in tasks {
-        let status = status_name(task.record.status);
+        let status = task.record.status.as_str();
         text.push_str(&format!(
             "\n### {} - {status}\nTask: {}\n",
             task.record.target_profile_id, task.record.id

@@ -59,11 +59,7 @@ pub(super) async fn task_return(
     let summary_path =
         WorkspacePath::parse(&format!("summaries/{}-result.md", record.workspace_key))
             .map_err(|e| Fault::of(&e))?;
-    let status_name = if status == TaskStatus::Completed {
-        "completed"
-    } else {
-        "failed"
-    };
+    let status_name = status.as_str();
     let document = json!({
         "schemaVersion": 1,
         "kind": RESULT_KIND,
@@ -161,14 +157,7 @@ fn check(
         result.entry("questionsForCaller").or_insert(questions);
     }
     result.insert("summary".into(), json!(summary));
-    result.insert(
-        "status".into(),
-        json!(if status == TaskStatus::Completed {
-            "completed"
-        } else {
-            "failed"
-        }),
-    );
+    result.insert("status".into(), json!(status.as_str()));
     check_artifacts(inv, args.raw("artifacts"))?;
     if task.record.status.is_terminal() {
         return Err(ToolFailure::recoverable(

@@ -38,7 +38,7 @@ mod tests;
 
 use std::sync::Arc;
 
-use agent_domain::event::{PreservedCommit, Presentation, RunFailurePayload};
+use agent_domain::event::{Presentation, PreservedCommit, RunFailurePayload};
 use agent_domain::model::{AgentModelMessage, GenerationParameters, ProviderState};
 use agent_domain::profile::ModelRetryPolicy;
 use agent_domain::run::InvocationId;
