@@ -51,7 +51,12 @@ pub enum Command {
     )]
     Run(RunArgs),
     /// Run the bundled offline demo in a fresh temporary data directory.
-    Demo,
+    Demo {
+        /// A lead writer delegates two researchers in parallel, awaits them, drafts, and
+        /// hands off to an editor who publishes and finishes.
+        #[arg(long)]
+        multi_agent: bool,
+    },
     /// Inspect and cancel runs.
     Runs {
         #[command(subcommand)]

@@ -24,6 +24,13 @@ const DEMO_CHAT: &str = "Seraphina/Forest Meeting.jsonl";
 /// The scripted model's part.
 const DEMO_SCRIPT: &str = include_str!("../../demo/script.json");
 
+/// The scripted models of `demo --multi-agent`: the lead writer's turns, then the
+/// researchers' and the editor's.
+const MULTI_AGENT_SCRIPT: &str = include_str!("../../demo/multi-agent-script.json");
+
+/// The profile that leads `demo --multi-agent`.
+const MULTI_AGENT_PROFILE: &str = "lead-writer";
+
 /// Every file of `demo/data/`, by its path in the data directory.
 const DEMO_FILES: &[(&str, &[u8])] = &[
     (
@@ -41,12 +48,25 @@ const DEMO_FILES: &[(&str, &[u8])] = &[
         ),
     ),
     (
+        "_tauritavern/agent-profiles/profiles/lead-writer.json",
+        include_bytes!("../../demo/data/_tauritavern/agent-profiles/profiles/lead-writer.json"),
+    ),
+    (
+        "_tauritavern/agent-profiles/profiles/researcher.json",
+        include_bytes!("../../demo/data/_tauritavern/agent-profiles/profiles/researcher.json"),
+    ),
+    (
+        "_tauritavern/agent-profiles/profiles/editor.json",
+        include_bytes!("../../demo/data/_tauritavern/agent-profiles/profiles/editor.json"),
+    ),
+    (
         "_tauritavern/skills/index/skills.json",
         include_bytes!("../../demo/data/_tauritavern/skills/index/skills.json"),
     ),
 ];
 
-pub async fn execute(durability: Durability) -> CmdResult {
+/// Runs the demo; `multi_agent` plays the lead writer, two researchers and an editor.
+pub async fn execute(durability: Durability, multi_agent: bool) -> CmdResult {
     let root = tempfile::Builder::new()
         .prefix("tavern-agent-demo-")
         .tempdir()
@@ -57,12 +77,16 @@ pub async fn execute(durability: Durability) -> CmdResult {
 
     let data = DataDir::new(root.clone());
     let (chat, _) = ChatLocator::resolve(&data, DEMO_CHAT).or_failure()?;
-    let model = ScriptedModel::from_json(DEMO_SCRIPT).or_failure()?;
-    let model = model::scripted(model);
+    let (script, profile) = if multi_agent {
+        (MULTI_AGENT_SCRIPT, Some(MULTI_AGENT_PROFILE.to_owned()))
+    } else {
+        (DEMO_SCRIPT, None)
+    };
+    let model = model::scripted(ScriptedModel::from_json(script).or_failure()?);
     let host = Host::open(data, durability);
     let request = StartRun {
         chat,
-        profile_id: None,
+        profile_id: profile,
         generation_type: GenerationType::Normal,
         presentation: None,
         prompt: PromptInput::Assemble,

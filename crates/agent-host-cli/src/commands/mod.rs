@@ -28,14 +28,14 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         command,
     } = cli;
     let policy = durability(policy)?;
-    if let Command::Demo = command {
+    if let Command::Demo { multi_agent } = command {
         // The demo brings its own data directory.
-        return demo::execute(policy).await;
+        return demo::execute(policy, multi_agent).await;
     }
     let host = Host::open(data_dir(flag)?, policy);
     match command {
         Command::Run(args) => run::execute(&host, args).await,
-        Command::Demo => demo::execute(policy).await,
+        Command::Demo { multi_agent } => demo::execute(policy, multi_agent).await,
         Command::Runs { command } => runs::execute(&host, command).await,
         Command::Tools { command } => tools::execute(&host, command).await,
         Command::Profiles { command } => profiles::execute(&host, command).await,
