@@ -65,7 +65,8 @@ pub struct RunOutcome {
     pub status: RunStatus,
     /// The run's chat message as it was right after the last confirmed commit.
     pub committed_text: Option<String>,
-    /// Model rounds of the root invocation.
+    /// Model rounds of the invocations that owned the run (the root, then each handoff
+    /// target).
     pub rounds: u32,
     /// Tool calls the model made (executed or refused).
     pub tool_calls: u32,
