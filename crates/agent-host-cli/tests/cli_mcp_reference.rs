@@ -253,3 +253,161 @@ fn server_everything_over_streamable_http_with_a_header_from_the_environment() {
         .code(1)
         .stderr(predicates::str::contains("error: mcp.env_var_missing"));
 }
+
+/// Saves `default-writer` as `mcp-writer`, allowing `tools` too and inlining at most
+/// `inline_limit` chars of an MCP result.
+fn save_profile_with(fx: &Fixture, tools: &[String], inline_limit: u32) {
+    let shown = fx
+        .cmd()
+        .args(["profiles", "show", "default-writer", "--json"])
+        .assert()
+        .success();
+    let mut profile = json_of(&shown);
+    profile["id"] = "mcp-writer".into();
+    let allow = profile["tools"]["allow"].as_array_mut().unwrap();
+    allow.extend(tools.iter().map(|tool| Value::from(tool.as_str())));
+    profile["tools"]["mcpResultInlineCharLimit"] = inline_limit.into();
+    let file = fx.write_json("mcp-writer.json", &profile);
+    fx.cmd()
+        .args(["profiles", "save"])
+        .arg(file)
+        .assert()
+        .success();
+}
+
+/// Every tool result audit of the run, by its tool id's native name.
+fn results_by_tool(fx: &Fixture, run_id: &str) -> Vec<Value> {
+    let dir = fx.run_dir(run_id).join("tool-results");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .map(|path| serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_scripted_run_calls_tools_of_both_reference_servers() {
+    let reference = Reference::locate();
+    let fx = Fixture::new();
+    let everything = add_stdio(
+        &fx,
+        "everything",
+        &reference.entry("everything"),
+        &["stdio"],
+    );
+    fx.cmd()
+        .args(["mcp", "permission", "everything", "echo", "allow"])
+        .assert()
+        .success();
+    let root = fx.path().join("shared");
+    std::fs::create_dir_all(&root).unwrap();
+    let long = "The lantern swings in the wind.\n".repeat(200);
+    std::fs::write(root.join("notes.txt"), &long).unwrap();
+    let files = add_stdio(
+        &fx,
+        "files",
+        &reference.entry("filesystem"),
+        &[root.to_str().unwrap()],
+    );
+    fx.cmd()
+        .args(["mcp", "permission", "files", "read_text_file", "allow"])
+        .assert()
+        .success();
+    let echo_id = format!("mcp/{everything}:echo");
+    let read_id = format!("mcp/{files}:read_text_file");
+    save_profile_with(&fx, &[echo_id.clone(), read_id.clone()], 1_000);
+
+    let notes = root.join("notes.txt");
+    let mut script = completing_script();
+    script["turns"].as_array_mut().unwrap().insert(
+        0,
+        serde_json::json!({"tool_calls": [
+            {"name": "mcp__everything__echo", "arguments": {"message": "ping"}},
+            {"name": "mcp__files__read_text_file", "arguments": {"path": notes.to_str().unwrap()}}
+        ]}),
+    );
+    let ran = fx.run_script(&script, &["--profile", "mcp-writer"]).code(0);
+    let run_id = run_id_of(&ran.get_output().stderr);
+
+    let results = results_by_tool(&fx, &run_id);
+    let result_of = |id: &str| {
+        results
+            .iter()
+            .find(|result| result["toolId"] == id)
+            .unwrap_or_else(|| panic!("no result for {id} in {results:?}"))
+    };
+    let echo = result_of(&echo_id);
+    assert_eq!(echo["isError"], false, "{echo}");
+    assert_eq!(echo["content"], "Echo: ping", "{echo}");
+
+    // The file is longer than the profile's inline limit: a readable view, a preview, and
+    // the full raw result in the audit.
+    let read = result_of(&read_id);
+    assert_eq!(read["isError"], false, "{read}");
+    assert_eq!(read["structured"]["externalized"], true, "{read}");
+    let view = read["structured"]["path"].as_str().unwrap();
+    assert!(
+        view.starts_with("tool-results/") && view.ends_with(".txt"),
+        "{view}"
+    );
+    let content = read["content"].as_str().unwrap();
+    assert!(
+        content.contains("workspace_read_file") && content.contains("## Prefix preview"),
+        "{content}"
+    );
+    let raw = read["structured"]["outcome"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert_eq!(raw.chars().count(), long.chars().count());
+    let stored = std::fs::read_to_string(fx.run_dir(&run_id).join(view)).unwrap();
+    assert!(
+        stored.starts_with(long.trim_end()),
+        "the view starts with the file's text"
+    );
+
+    let events = fx.events_jsonl(&run_id);
+    assert!(
+        events.contains("\"tool_result_readable_view_stored\""),
+        "{events}"
+    );
+    let completed = events
+        .lines()
+        .filter(|line| line.contains("\"tool_call_completed\"") && line.contains("mcp/"))
+        .count();
+    assert_eq!(completed, 2, "{events}");
+}
+
+#[test]
+fn a_call_refused_at_send_time_is_a_recoverable_error() {
+    let reference = Reference::locate();
+    let fx = Fixture::new();
+    let everything = add_stdio(
+        &fx,
+        "everything",
+        &reference.entry("everything"),
+        &["stdio"],
+    );
+    fx.cmd()
+        .args(["mcp", "permission", "everything", "echo", "allow"])
+        .assert()
+        .success();
+    let echo_id = format!("mcp/{everything}:echo");
+    save_profile_with(&fx, std::slice::from_ref(&echo_id), 50_000);
+    // The arguments are over 256 KiB: refused before anything is sent, and the run goes on.
+    let mut script = completing_script();
+    script["turns"].as_array_mut().unwrap().insert(
+        0,
+        serde_json::json!({"tool_calls": [
+            {"name": "mcp__everything__echo", "arguments": {"message": "x".repeat(300 * 1024)}}
+        ]}),
+    );
+    let ran = fx.run_script(&script, &["--profile", "mcp-writer"]).code(0);
+    let run_id = run_id_of(&ran.get_output().stderr);
+    let results = results_by_tool(&fx, &run_id);
+    let echo = results
+        .iter()
+        .find(|result| result["toolId"] == echo_id.as_str())
+        .unwrap();
+    assert_eq!(echo["errorCode"], "mcp.call_arguments_size_limit");
+}
