@@ -180,7 +180,10 @@ async fn execute(
             agents::execute(d, invocation, call, tool).await?,
             ToolEffect::None,
         )),
-        None => Ok((mcp::call(d, invocation, round, call).await?, ToolEffect::None)),
+        None => Ok((
+            mcp::call(d, invocation, round, call).await?,
+            ToolEffect::None,
+        )),
         Some(_) => {
             let world = &mut invocation.world;
             let mut ctx = ToolContext {
