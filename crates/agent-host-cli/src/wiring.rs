@@ -89,7 +89,8 @@ impl Host {
         let storage = FsStorage::open_with(data, durability);
         let runtime = AgentRuntime::new(storage.runtime_ports())
             .with_user_data(storage.user_data_ports())
-            .with_lore_engines(Arc::new(TextEngines::new()));
+            .with_lore_engines(Arc::new(TextEngines::new()))
+            .with_mcp(storage.mcp.clone(), Arc::new(McpClient::default()));
         Self { storage, runtime }
     }
 

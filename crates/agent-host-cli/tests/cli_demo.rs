@@ -44,6 +44,21 @@ fn the_demo_runs_the_whole_loop_and_keeps_its_data() {
         .assert()
         .code(0);
     assert_eq!(stdout_of(&file).trim_end(), stdout.trim_end());
+
+    // The example MCP registration is there, never started: no catalog was listed.
+    let shown = assert_cmd::Command::new(bin())
+        .arg("--data-dir")
+        .arg(&dir)
+        .args(["mcp", "show", "notes", "--json"])
+        .assert()
+        .code(0);
+    let shown: serde_json::Value = serde_json::from_str(&stdout_of(&shown)).unwrap();
+    assert_eq!(shown["server"]["displayName"], "notes", "{shown}");
+    assert!(shown["catalog"].is_null(), "{shown}");
+    assert!(
+        !dir.join("_tauritavern/mcp/catalogs").exists(),
+        "the demo must not start its MCP server"
+    );
 }
 
 #[test]

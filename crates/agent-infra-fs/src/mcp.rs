@@ -239,6 +239,28 @@ mod tests {
         assert_eq!(listed.problems[0].code, "mcp.registration_storage_issue");
         assert!(matches!(store.get(ID).await, Err(StoreError::Integrity(_))));
 
+        // A registration of a schema version this build does not know is refused on write
+        // with its own code, and listed as a problem (naming the version) when found stored.
+        let mut future = registration(ID, "files");
+        future.schema_version = 2;
+        let refused = store.put(&future).await.unwrap_err();
+        assert_eq!(
+            agent_domain::ErrorCode::code(&refused),
+            "mcp.registration_schema_unsupported"
+        );
+        fs::write(
+            folder.join(format!("{ID}.json")),
+            serde_json::to_vec(&future).unwrap(),
+        )
+        .unwrap();
+        let listed = store.list().await.unwrap();
+        assert_eq!(listed.problems[0].code, "mcp.registration_storage_issue");
+        assert!(
+            listed.problems[0].message.contains("schema version 2"),
+            "{:?}",
+            listed.problems[0]
+        );
+
         let err = store.get("../../etc/passwd").await.unwrap_err();
         assert_eq!(
             agent_domain::ErrorCode::code(&err),

@@ -240,7 +240,7 @@ impl McpSession for RmcpSession {
         }
     }
 
-    async fn close(self: Box<Self>) {
+    async fn close(&self) {
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = tokio::time::timeout(self.limits.connect_timeout, service.close()).await;
         }

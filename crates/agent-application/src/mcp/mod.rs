@@ -379,7 +379,7 @@ mod tests {
         ) -> Result<McpCallOutcome, McpError> {
             Err(McpError::new(McpErrorKind::ProtocolError, "not used"))
         }
-        async fn close(self: Box<Self>) {}
+        async fn close(&self) {}
     }
 
     fn service() -> McpServers {

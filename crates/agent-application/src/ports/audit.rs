@@ -44,6 +44,15 @@ pub trait AuditStore: Send + Sync {
         result: &AgentToolResult,
     ) -> Result<AuditRef, StoreError>;
 
+    /// `tool-results/call_<16 hex>.txt`: a readable text view of a result too long to show
+    /// inline, beside its JSON audit (same name, `.txt`).
+    async fn write_tool_result_view(
+        &self,
+        run: &RunId,
+        call_id: &str,
+        text: &str,
+    ) -> Result<AuditRef, StoreError>;
+
     /// `model-responses/round-NNN.json` (root) or `model-responses/<inv>/round-NNN.json`.
     async fn write_model_response(
         &self,

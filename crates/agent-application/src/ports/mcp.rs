@@ -44,8 +44,8 @@ pub trait McpConnector: Send + Sync {
     ) -> Result<Box<dyn McpSession>, McpError>;
 }
 
-/// One open session. Dropping it ends it too (a stdio server's process group is killed);
-/// [`McpSession::close`] ends it politely first.
+/// One open session, shared by the calls of a run. Dropping it ends it too (a stdio
+/// server's process group is killed); [`McpSession::close`] ends it politely first.
 #[async_trait]
 pub trait McpSession: Send + Sync + std::fmt::Debug {
     /// Every tool of the server, following pages, within the catalog limits.
@@ -58,8 +58,8 @@ pub trait McpSession: Send + Sync + std::fmt::Debug {
         arguments: Map<String, Value>,
         cancel: &CancellationToken,
     ) -> Result<McpCallOutcome, McpError>;
-    /// Ends the session and, for stdio, the server's process group.
-    async fn close(self: Box<Self>);
+    /// Ends the session and, for stdio, the server's process group. Calls after it fail.
+    async fn close(&self);
 }
 
 /// What a registration listing found: the usable registrations and the stored ones that

@@ -52,10 +52,13 @@ async fn drive_run(
     let d = Driver::new(shared, rec, facts, watch, TaskBoard::new(starts));
     let owning = pin!(own(&d));
     let scheduling = pin!(schedule(&d, children));
-    match select(owning, scheduling).await {
+    let outcome = match select(owning, scheduling).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right(((), owning)) => owning.await,
-    }
+    };
+    // The MCP servers the run's calls opened (stdio process groups included) end with it.
+    d.mcp_sessions.close_all().await;
+    outcome
 }
 
 /// The run's owners in turn, then its end.

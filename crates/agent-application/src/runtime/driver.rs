@@ -21,6 +21,7 @@ use agent_domain::workspace::WorkspacePath;
 use super::cancel::CancelWatch;
 use super::facts::RunFacts;
 use super::fault::Fault;
+use super::mcp::RunSessions;
 use super::recorder::Recorder;
 use super::shared::Shared;
 use super::tasks::TaskBoard;
@@ -38,6 +39,8 @@ pub(super) struct Driver {
     message: Mutex<RunMessage>,
     /// Tool calls handled (executed or refused) by every invocation of the run.
     tool_calls: AtomicU32,
+    /// The MCP servers the run's calls have opened; closed when the run ends.
+    pub mcp_sessions: RunSessions,
 }
 
 /// The run's chat message as its confirmed commits built it. Commits are run-scoped: a
@@ -68,6 +71,7 @@ impl Driver {
             board,
             message: Mutex::new(RunMessage::default()),
             tool_calls: AtomicU32::new(0),
+            mcp_sessions: RunSessions::default(),
         }
     }
 

@@ -16,6 +16,7 @@ use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot
 use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
 use super::errors::{RuntimeError, StartRunError};
+use super::mcp::McpPorts;
 use super::recorder::{Recorder, append};
 use super::shared::Shared;
 use super::start::{PreviewPrompt, StartRun, StartedRun, start_run};
@@ -23,8 +24,8 @@ use super::summary::store_summary;
 use super::views::{self, ModelTurnView};
 use super::wiring::RuntimePorts;
 use crate::ports::{
-    EventQuery, EventStream, JournalError, LoreEngines, RunListQuery, RunPage, UserDataPorts,
-    WorkspaceFile,
+    EventQuery, EventStream, JournalError, LoreEngines, McpConnector, McpRegistry, RunListQuery,
+    RunPage, UserDataPorts, WorkspaceFile,
 };
 use crate::prompt::AssembledPrompt;
 
@@ -48,6 +49,7 @@ impl AgentRuntime {
                 ports,
                 user_data: UserDataPorts::none(),
                 lore_engines: None,
+                mcp: None,
                 active: Arc::new(ActiveRuns::default()),
                 activity: ActivityHub::default(),
             }),
@@ -66,11 +68,28 @@ impl AgentRuntime {
         self.rebuilt(|shared| shared.lore_engines = Some(engines))
     }
 
+    /// The MCP servers runs may call: the registry whose cached catalogs snapshots are
+    /// compiled from, and the connector calls open sessions with. Without them, runs offer
+    /// no MCP tool (each one a profile allows is left out with a diagnostic).
+    pub fn with_mcp(
+        self,
+        registry: Arc<dyn McpRegistry>,
+        connector: Arc<dyn McpConnector>,
+    ) -> Self {
+        self.rebuilt(|shared| {
+            shared.mcp = Some(McpPorts {
+                registry,
+                connector,
+            });
+        })
+    }
+
     fn rebuilt(self, change: impl FnOnce(&mut Shared)) -> Self {
         let mut shared = Shared {
             ports: self.shared.ports.clone(),
             user_data: self.shared.user_data.clone(),
             lore_engines: self.shared.lore_engines.clone(),
+            mcp: self.shared.mcp.clone(),
             active: Arc::clone(&self.shared.active),
             activity: self.shared.activity.clone(),
         };

@@ -4,7 +4,6 @@
 //! tools' world, journaled as `skill_scopes_resolved`, `agent_model_binding_resolved` and
 //! `context_assembled`). The root does run-level work between the two.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agent_domain::ErrorCode;
@@ -23,6 +22,7 @@ use super::driver::Driver;
 use super::fault::Fault;
 use super::invocation::{Invocation, InvocationIdentity, InvocationStart, ToolWorld};
 use super::machine::{InvocationMachine, InvocationSetup};
+use super::mcp;
 use crate::ports::InputDocument;
 use crate::skills::{invocation_scopes, resolve_skills};
 use crate::tools::{InvocationScope, RunScope, SkillAccess, ToolSession};
@@ -143,12 +143,14 @@ pub(super) async fn assemble(
         d.rec.set_status(RunStatus::AssemblingContext).await?;
     }
     let catalog = builtin_catalog().map_err(|e| Fault::of(&e))?;
+    let policy = profile.tool_policy();
+    let mcp_entries = mcp::snapshot_entries(d.shared.mcp.as_ref(), &policy.allow).await;
     let compiled = compile_snapshot(SnapshotInputs {
         invocation_id: id.as_str(),
-        policy: &profile.tool_policy(),
+        policy: &policy,
         exit_policy: record.exit_policy,
         builtins: &catalog,
-        mcp: &BTreeMap::new(),
+        mcp: &mcp_entries,
     })
     .map_err(fault("compiling the tool snapshot"))?;
     let snapshot = compiled.snapshot;
@@ -194,6 +196,7 @@ pub(super) async fn assemble(
             max_rounds: profile.max_rounds(),
             model_retry: profile.model_retry,
             context_policy: Some(profile.context),
+            snapshot_diagnostics: compiled.diagnostics,
         }))
         .await?;
 

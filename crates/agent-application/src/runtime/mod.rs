@@ -25,6 +25,7 @@ mod invocation;
 mod invocation_build;
 mod invocation_loop;
 pub mod machine;
+mod mcp;
 mod prepare;
 mod recorder;
 mod rollback;

@@ -1,11 +1,12 @@
 //! [`Shared`]: what every clone of an [`AgentRuntime`](super::AgentRuntime) and every run
-//! it drives share — the ports, the user data, the registry of live runs and the activity
-//! hub.
+//! it drives share — the ports, the user data, the MCP servers, the registry of live runs
+//! and the activity hub.
 
 use std::sync::Arc;
 
 use super::activity::ActivityHub;
 use super::cancel::ActiveRuns;
+use super::mcp::McpPorts;
 use super::wiring::RuntimePorts;
 use crate::ports::{LoreEngines, UserDataPorts};
 
@@ -17,6 +18,8 @@ pub(super) struct Shared {
     pub user_data: UserDataPorts,
     /// The engines world info needs; without them, lorebooks cannot be activated.
     pub lore_engines: Option<Arc<dyn LoreEngines>>,
+    /// The MCP registry and connector; without them runs offer no MCP tool.
+    pub mcp: Option<McpPorts>,
     /// Runs this process drives.
     pub active: Arc<ActiveRuns>,
     /// The live deltas of streamed model calls.

@@ -1,6 +1,6 @@
 //! One tool call (`Action::RunTool`): its arguments audit, the journal around it, the
-//! execution (commit and finish here, the multi-agent tools in [`agents`], builtins
-//! through [`execute_builtin`]), the result audit, the workspace effects with their
+//! execution (commit and finish here, the multi-agent tools in [`agents`], MCP tools in
+//! [`mcp`], builtins through [`execute_builtin`]), the result audit, the workspace effects with their
 //! checkpoints, and the report.
 
 use agent_domain::event::{
@@ -17,12 +17,9 @@ use super::invocation::Invocation;
 use super::machine::{
     PlannedCall, RESULT_IDENTITY_MISMATCH, ToolCallReport, ToolControl, tool_outcome_event,
 };
-use super::{agents, commit};
+use super::{agents, commit, mcp};
 use crate::ports::StoreError;
 use crate::tools::{Args, ToolContext, ToolEffect, execute_builtin};
-
-/// Code of a tool this runtime does not run yet (MCP).
-const NOT_OFFERED: &str = "agent.tool_policy_denied";
 
 /// Handles one planned call and reports it to the machine.
 pub(super) async fn run_tool(
@@ -79,7 +76,7 @@ pub(super) async fn run_tool(
                 }))
                 .await?;
             let started = d.ports().clock.now_millis();
-            let executed = execute(d, invocation, &call).await;
+            let executed = execute(d, invocation, round, &call).await;
             let elapsed_ms = d.ports().clock.now_millis().saturating_sub(started);
             match executed {
                 Ok((report, effect)) => (report, effect, elapsed_ms),
@@ -164,6 +161,7 @@ pub(super) async fn run_tool(
 async fn execute(
     d: &Driver,
     invocation: &mut Invocation,
+    round: u32,
     call: &ToolInvocation,
 ) -> Result<(ToolCallReport, ToolEffect), Fault> {
     match BuiltinTool::from_id(&call.tool_id) {
@@ -182,7 +180,10 @@ async fn execute(
             agents::execute(d, invocation, call, tool).await?,
             ToolEffect::None,
         )),
-        None => Ok((not_offered(call), ToolEffect::None)),
+        None => Ok((
+            mcp::call(d, invocation, round, call).await?,
+            ToolEffect::None,
+        )),
         Some(_) => {
             let world = &mut invocation.world;
             let mut ctx = ToolContext {
@@ -214,18 +215,6 @@ fn finish(call: &ToolInvocation) -> ToolCallReport {
         .with_control(ToolControl::Finished),
         Err(failure) => ToolCallReport::new(failure.into_error_result(call)),
     }
-}
-
-/// The answer to a runtime tool this runtime does not run yet.
-fn not_offered(call: &ToolInvocation) -> ToolCallReport {
-    ToolCallReport::new(AgentToolResult::error(
-        call,
-        NOT_OFFERED,
-        format!(
-            "`{}` is not available in this run. Use the other tools you were given.",
-            call.tool_id
-        ),
-    ))
 }
 
 /// `workspace_file_written` / `workspace_patch_applied` and their checkpoint.

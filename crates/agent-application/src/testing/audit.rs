@@ -134,6 +134,17 @@ impl AuditStore for MemoryAudit {
         self.create(run, path, serialized(result)?)
     }
 
+    /// The view is kept as a JSON string under its `.txt` path.
+    async fn write_tool_result_view(
+        &self,
+        run: &RunId,
+        call_id: &str,
+        text: &str,
+    ) -> Result<AuditRef, StoreError> {
+        let path = format!("tool-results/{}.txt", call_stem(call_id));
+        self.create(run, path, Value::String(text.to_owned()))
+    }
+
     async fn write_model_response(
         &self,
         run: &RunId,

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{Presentation, RunStatus};
 use crate::model::AgentModelRequest;
 use crate::profile::{ContextPolicy, ModelRetryPolicy, ProfileSource};
-use crate::tool::{SnapshotSummary, ToolTurnContract};
+use crate::tool::{SnapshotDiagnostic, SnapshotSummary, ToolTurnContract};
 use crate::workspace::WorkspaceRoot;
 
 /// Which chat a run belongs to, as the host names it. Wire keys are camelCase; the older
@@ -176,6 +176,10 @@ pub struct ContextAssembledPayload {
     /// What the initial prompt carries from the chat, when the profile says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_policy: Option<ContextPolicy>,
+    /// The tools the profile allowed that the snapshot left out (an MCP tool whose server
+    /// is paused, not cached, ...), each with its `mcp.*` code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshot_diagnostics: Vec<SnapshotDiagnostic>,
 }
 
 /// `run_cancelled` when the cancellation interrupted a running loop.

@@ -249,6 +249,7 @@ impl RunEvent {
             Self::ToolCallFailed(p) if p.fatal => EventLevel::Error,
             Self::ToolCallFailed(_) => EventLevel::Warn,
             Self::SkillScopesResolved(p) if !p.diagnostics.is_empty() => EventLevel::Warn,
+            Self::ContextAssembled(p) if !p.snapshot_diagnostics.is_empty() => EventLevel::Warn,
             Self::AgentAwaitCompleted(p) if p.timed_out => EventLevel::Warn,
             Self::PersistentChangesCommitted(p) if p.browsable_copy_error.is_some() => {
                 EventLevel::Warn

@@ -187,6 +187,7 @@ pub fn one_of_each() -> Vec<RunEvent> {
                 interval_ms: 3000,
             },
             context_policy: None,
+            snapshot_diagnostics: vec![],
         }),
         RunEvent::AgentInvocationCreated(InvocationCreatedPayload {
             invocation_id: CHILD.into(),

@@ -63,6 +63,15 @@ const DEMO_FILES: &[(&str, &[u8])] = &[
         "_tauritavern/skills/index/skills.json",
         include_bytes!("../../demo/data/_tauritavern/skills/index/skills.json"),
     ),
+    // An example MCP registration (server-filesystem through npx). The demo never starts
+    // it: it has no cached catalog, every tool is off and the demo profile allows none, so
+    // the demo stays offline. `mcp refresh notes` lists its tools.
+    (
+        "_tauritavern/mcp/servers/5d3b2a7e-8c41-4f6a-9e0b-2b7c1d9f4a63.json",
+        include_bytes!(
+            "../../demo/data/_tauritavern/mcp/servers/5d3b2a7e-8c41-4f6a-9e0b-2b7c1d9f4a63.json"
+        ),
+    ),
 ];
 
 /// Runs the demo; `multi_agent` plays the lead writer, two researchers and an editor.

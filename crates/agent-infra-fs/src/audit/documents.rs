@@ -48,8 +48,18 @@ pub(crate) fn create_json(
 ) -> Result<(), StoreError> {
     let bytes = pretty_json(value)
         .map_err(|err| StoreError::Integrity(format!("`{rel}` cannot be serialised: {err}")))?;
+    create_bytes(root, rel, &bytes, syncer)
+}
+
+/// Writes `bytes` create-only at `root/rel`, parents created as needed.
+pub(crate) fn create_bytes(
+    root: &Path,
+    rel: &WorkspacePath,
+    bytes: &[u8],
+    syncer: &Syncer,
+) -> Result<(), StoreError> {
     let target = confined(root, rel, Parents::Create)?;
-    write_create_only_with(&target, &bytes, syncer).map_err(|err| {
+    write_create_only_with(&target, bytes, syncer).map_err(|err| {
         if err.kind() == io::ErrorKind::AlreadyExists {
             StoreError::AlreadyExists(rel.to_string())
         } else {

@@ -49,6 +49,12 @@ fn tool_result_file(dir: &RunDir, call_id: &str) -> PathBuf {
         .join(format!("{}.json", audit_stem(call_id)))
 }
 
+/// `tool-results/call_<16 hex>.txt`: the readable view beside the result's audit.
+fn tool_result_view_file(dir: &RunDir, call_id: &str) -> PathBuf {
+    dir.tool_results()
+        .join(format!("{}.txt", audit_stem(call_id)))
+}
+
 /// `model-responses/round-NNN.json` for the root, `model-responses/<inv>/round-NNN.json`
 /// for other invocations.
 fn model_response_file(dir: &RunDir, invocation: &InvocationId, round: u32) -> PathBuf {
@@ -159,6 +165,21 @@ impl AuditStore for FsAuditStore {
                 &result,
                 syncer,
             )
+        })
+        .await
+    }
+
+    async fn write_tool_result_view(
+        &self,
+        run: &RunId,
+        call_id: &str,
+        text: &str,
+    ) -> Result<AuditRef, StoreError> {
+        let (call_id, text) = (call_id.to_owned(), text.to_owned());
+        self.writing(run, text.len(), move |dir, syncer| {
+            let rel = documents::relative(dir, &tool_result_view_file(dir, &call_id))?;
+            documents::create_bytes(dir.path(), &rel, text.as_bytes(), syncer)?;
+            Ok(AuditRef(rel.to_string()))
         })
         .await
     }

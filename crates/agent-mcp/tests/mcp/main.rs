@@ -1,5 +1,6 @@
 //! agent-mcp against a real MCP server built here on rmcp's server side, over stdio and
-//! Streamable HTTP, plus a stdio fixture that writes malformed JSON-RPC.
+//! Streamable HTTP, plus stdio fixtures that write malformed JSON-RPC or well-formed answers of the wrong
+//! shape.
 //!
 //! This binary is its own server: with `AGENT_MCP_TEST_SERVER` set it serves (see
 //! `server.rs`) instead of testing, so the tests start it as a child process and no other
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Ok("stdio") => runtime.block_on(server::stdio()),
         Ok("http") => runtime.block_on(server::http()),
         Ok("malformed") => runtime.block_on(server::malformed()),
+        Ok("wrong_shape") => runtime.block_on(server::wrong_shape()),
         _ => return run_tests(&runtime),
     }
     ExitCode::SUCCESS

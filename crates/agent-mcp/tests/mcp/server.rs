@@ -4,10 +4,12 @@
 //! Tools: `echo` (returns `text`), `structured` (text + structured content), `fail`
 //! (`isError`), `big` (200,000 chars), `hang` (never answers), `crash` (the process exits
 //! mid-call), `ask_roots` (asks the client for its roots and reports the JSON-RPC error
-//! code it got back), `notify` (sends a log message, then answers), `pid` (its process
-//! id). The
-//! environment adds `MCP_TEST_FILLER` filler tools listed `MCP_TEST_PAGE` per page, and
-//! with `MCP_TEST_HUGE_TOOL` a tool whose description is 300,000 chars.
+//! code it got back), `notify` (reports progress on the call's progress token and sends a
+//! log message, then answers), `pid` (its process id). The environment adds
+//! `MCP_TEST_FILLER` filler tools listed `MCP_TEST_PAGE` per page, with
+//! `MCP_TEST_HUGE_TOOL` a tool whose description is 300,000 chars, with
+//! `MCP_TEST_LIST_FAILS` a listing answered with a JSON-RPC error, and over HTTP with
+//! `MCP_TEST_REQUIRE_TOKEN` a 401 for every request whose `x-test-token` header differs.
 //!
 //! Logging is deprecated in rmcp (SEP-2577) but still spoken by older servers, so the
 //! `notify` tool uses it to check the client passes log notices on.
@@ -16,10 +18,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use http_body_util::BodyExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
     ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -34,6 +37,7 @@ pub const BIG_CHARS: usize = 200_000;
 struct TestServer {
     tools: Arc<Vec<Tool>>,
     page: usize,
+    list_fails: bool,
 }
 
 fn object_schema() -> Arc<JsonObject> {
@@ -77,6 +81,7 @@ impl TestServer {
         Self {
             tools: Arc::new(tools),
             page: env_number("MCP_TEST_PAGE", 100).max(1),
+            list_fails: std::env::var_os("MCP_TEST_LIST_FAILS").is_some(),
         }
     }
 }
@@ -95,6 +100,12 @@ impl ServerHandler for TestServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if self.list_fails {
+            return Err(ErrorData::internal_error(
+                "the catalog is being rebuilt",
+                None,
+            ));
+        }
         let start = request
             .and_then(|params| params.cursor)
             .and_then(|cursor| cursor.parse::<usize>().ok())
@@ -141,6 +152,12 @@ impl ServerHandler for TestServer {
             },
             #[allow(deprecated)]
             "notify" => {
+                if let Some(token) = context.meta.get_progress_token() {
+                    let progress = ProgressNotificationParam::new(token, 1.0)
+                        .with_total(2.0)
+                        .with_message("halfway");
+                    let _ = context.peer.notify_progress(progress).await;
+                }
                 let log = LoggingMessageNotificationParam::new(
                     LoggingLevel::Warning,
                     json!("disk almost full"),
@@ -184,8 +201,26 @@ pub async fn http() {
         return;
     };
     println!("{}", address.port());
+    let token = std::env::var("MCP_TEST_REQUIRE_TOKEN").ok();
     while let Ok((stream, _)) = listener.accept().await {
-        let service = hyper_util::service::TowerToHyperService::new(service.clone());
+        let (service, token) = (service.clone(), token.clone());
+        let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
+            let (service, token) = (service.clone(), token.clone());
+            async move {
+                let sent = request
+                    .headers()
+                    .get("x-test-token")
+                    .and_then(|value| value.to_str().ok());
+                if token.is_some() && sent != token.as_deref() {
+                    let mut refused = hyper::Response::new(
+                        http_body_util::Full::new(bytes::Bytes::from_static(b"no token")).boxed(),
+                    );
+                    *refused.status_mut() = hyper::StatusCode::UNAUTHORIZED;
+                    return Ok::<_, std::convert::Infallible>(refused);
+                }
+                Ok(service.handle(request).await)
+            }
+        });
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
@@ -202,6 +237,33 @@ pub async fn malformed() {
     let mut stdout = tokio::io::stdout();
     while let Ok(Some(_)) = lines.next_line().await {
         let _ = stdout.write_all(b"{not json at all\n[1,2,3]\n").await;
+        let _ = stdout.flush().await;
+    }
+}
+
+/// Completes the handshake by hand, then answers the tools listing with a result whose
+/// `tools` is not a list: valid JSON-RPC carrying an invalid answer.
+pub async fn wrong_shape() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(request) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = request.get("id").cloned() else {
+            continue;
+        };
+        let result = match request["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": request["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "wrong-shape", "version": "1"}
+            }),
+            _ => json!({"tools": 42}),
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        let _ = stdout.write_all(format!("{answer}\n").as_bytes()).await;
         let _ = stdout.flush().await;
     }
 }

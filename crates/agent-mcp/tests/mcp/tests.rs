@@ -31,7 +31,9 @@ tests!(
     a_paged_catalog_is_listed_whole,
     catalog_limits_have_their_codes,
     server_requests_the_client_does_not_support_get_an_error,
-    log_notifications_reach_the_sink,
+    progress_and_log_notifications_reach_the_sink,
+    a_refused_listing_and_an_invalid_answer_have_their_codes,
+    headers_are_read_from_the_environment_when_connecting,
     closing_or_dropping_a_session_ends_the_process_group,
     connect_failures_have_their_codes,
     malformed_json_rpc_never_completes_the_handshake,
@@ -375,7 +377,7 @@ async fn server_requests_the_client_does_not_support_get_an_error() {
     }
 }
 
-async fn log_notifications_reach_the_sink() {
+async fn progress_and_log_notifications_reach_the_sink() {
     let (_server, transports) = both(&[]).await;
     for (label, transport) in transports {
         let notices = Arc::new(Notices::default());
@@ -389,14 +391,69 @@ async fn log_notifications_reach_the_sink() {
         let seen = notices.0.lock().unwrap().clone();
         assert_eq!(
             seen,
-            vec![McpNotice::Log {
-                level: "warning".into(),
-                data: json!("disk almost full"),
-            }],
+            vec![
+                McpNotice::Progress {
+                    progress: 1.0,
+                    total: Some(2.0),
+                    message: Some("halfway".into()),
+                },
+                McpNotice::Log {
+                    level: "warning".into(),
+                    data: json!("disk almost full"),
+                }
+            ],
             "{label}"
         );
         session.close().await;
     }
+}
+
+async fn a_refused_listing_and_an_invalid_answer_have_their_codes() {
+    let (_server, transports) = both(&[("MCP_TEST_LIST_FAILS", "1")]).await;
+    for (label, transport) in transports {
+        let session = connect(short_limits(), &transport).await;
+        let error = session.list_tools().await.unwrap_err();
+        assert_eq!(error.kind.code(), "mcp.listing_failed", "{label}: {error}");
+        assert!(
+            error.message.contains("the catalog is being rebuilt"),
+            "{label}: {error}"
+        );
+        session.close().await;
+    }
+
+    let session = connect(short_limits(), &stdio_transport("wrong_shape", &[])).await;
+    let error = session.list_tools().await.unwrap_err();
+    assert_eq!(error.kind.code(), "mcp.protocol_error", "{error}");
+    session.close().await;
+}
+
+/// A header whose value is an environment variable's is read when the session opens: the
+/// server (which inherits this process's environment) accepts only that value.
+async fn headers_are_read_from_the_environment_when_connecting() {
+    // Cargo sets this for every test process; its value is what the server requires.
+    let var = "CARGO_PKG_NAME";
+    let token = std::env::var(var).expect("cargo sets CARGO_PKG_NAME for tests");
+    let server = http_server(&[("MCP_TEST_REQUIRE_TOKEN", &token)]).await;
+    let with = |value: McpValue| McpTransport::StreamableHttp {
+        url: server.url.clone(),
+        headers: vec![NamedValue {
+            name: "x-test-token".into(),
+            value,
+        }],
+    };
+
+    let session = connect(short_limits(), &with(McpValue::FromEnv(var.into()))).await;
+    assert_eq!(
+        result_text(&call(session.as_ref(), "echo", "hi").await.unwrap()).1,
+        "hi"
+    );
+    session.close().await;
+
+    let wrong = connect_err(short_limits(), &with(McpValue::Literal("guess".into()))).await;
+    assert_eq!(wrong.kind.code(), "mcp.connect_failed", "{wrong}");
+    let unset = with(McpValue::FromEnv("AGENT_MCP_TEST_SURELY_UNSET".into()));
+    let missing = connect_err(short_limits(), &unset).await;
+    assert_eq!(missing.kind.code(), "mcp.env_var_missing", "{missing}");
 }
 
 fn process_exists(pid: &str) -> bool {
