@@ -18,6 +18,7 @@ use agent_domain::connection::{
 use agent_domain::model::{
     AgentModelContentPart, AgentModelRequest, AgentModelResponse, check_transcript,
 };
+use agent_domain::run::{InvocationId, RunId};
 use async_trait::async_trait;
 use futures::stream::{BoxStream, StreamExt};
 use serde_json::{Map, Value};
@@ -646,7 +647,7 @@ impl HttpModelGateway {
             chained: self.body(&request, resume, false)?,
             full: Box::new(|| self.body(&request, Continuation::Full, false)),
         };
-        let key = format!("{}/{}", call.run_id, call.invocation_id);
+        let key = Sockets::key(&call.run_id, &call.invocation_id);
         let events = sockets.call(key, bodies, self.assembler()).await?;
         Ok((request.into_owned(), Opened::Events(events)))
     }
@@ -706,6 +707,13 @@ impl ModelGateway for HttpModelGateway {
             Some((item, next))
         })
         .boxed()
+    }
+
+    /// Closes the invocation's socket (WebSocket transport; nothing to do over HTTP).
+    fn end_invocation(&self, run_id: &RunId, invocation_id: &InvocationId) {
+        if let Some(sockets) = &self.sockets {
+            sockets.close(&Sockets::key(run_id, invocation_id));
+        }
     }
 }
 

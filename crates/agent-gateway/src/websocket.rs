@@ -3,9 +3,9 @@
 //! same events a server-sent stream carries.
 //!
 //! The sockets live here, in the adapter: [`Sockets`] keeps each invocation's socket
-//! between its calls (keyed by the run and invocation a [`ModelCall`] names) and closes
-//! them all when the gateway is dropped, which happens when the run that owns the gateway
-//! ends. A call takes its invocation's socket out of the pool and puts it back only after
+//! between its calls (keyed by the run and invocation a [`ModelCall`] names), closes it
+//! when the runtime ends the invocation (`ModelGateway::end_invocation`), and closes any
+//! left when the gateway is dropped. A call takes its invocation's socket out of the pool and puts it back only after
 //! the terminal event, so a failed or cancelled call closes its socket and the next call
 //! starts on a fresh one.
 //!
@@ -26,6 +26,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use agent_application::ports::{ModelDelta, ModelError, ModelErrorKind};
+use agent_domain::run::{InvocationId, RunId};
 use futures::stream::{BoxStream, StreamExt};
 use futures::SinkExt;
 use serde_json::{Map, Value, json};
@@ -123,6 +124,17 @@ impl Sockets {
             redactor,
             idle: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The pool key of an invocation.
+    pub fn key(run_id: &RunId, invocation_id: &InvocationId) -> String {
+        format!("{run_id}/{invocation_id}")
+    }
+
+    /// Closes the invocation's socket, if one is kept.
+    pub fn close(&self, key: &str) {
+        let socket = self.idle.lock().ok().and_then(|mut idle| idle.remove(key));
+        drop(socket);
     }
 
     /// Starts one call of the invocation `key`: sends `response.create` on the invocation's

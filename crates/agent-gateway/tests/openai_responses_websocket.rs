@@ -324,6 +324,27 @@ async fn a_dropped_socket_reconnects_once_and_replays_the_full_input() {
 }
 
 #[tokio::test]
+async fn an_ended_invocation_closes_its_socket() {
+    let server = Server::start(vec![
+        answer("resp_w1", vec![read_call("call_w1")]),
+        answer("resp_w2", vec![text("msg_w2", "Another invocation.")]),
+    ])
+    .await;
+    let gateway = server.gateway();
+    let (_, first) = stream(&gateway, &opening(), 1, None).await;
+    let first = first.unwrap();
+    let ended = call(opening(), 1);
+    gateway.end_invocation(&ended.run_id, &ended.invocation_id);
+    let messages = after_call(&first);
+    let (_, second) = stream(&gateway, &messages, 2, first.provider_state.as_ref()).await;
+    assert_eq!(second.unwrap().text(), "Another invocation.");
+    let received = server.received();
+    let connections: Vec<usize> = received.iter().map(|r| r.connection).collect();
+    assert_eq!(connections, [0, 1], "the ended invocation's socket is gone");
+    assert_full_replay(&received[1].body, &messages);
+}
+
+#[tokio::test]
 async fn the_connection_age_cap_is_met_with_a_new_socket() {
     let cap = json!({"type": "error", "status": 400, "error": {
         "type": "invalid_request_error", "code": "websocket_connection_limit_reached",
