@@ -5,6 +5,8 @@
 //! carries only new items and is not) and pinned.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// The handshake callbacks return tungstenite's own `Result<Response, ErrorResponse>`.
+#![allow(clippy::result_large_err)]
 
 mod support;
 

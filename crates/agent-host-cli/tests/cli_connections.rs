@@ -413,7 +413,7 @@ fn bad_arguments_exit_2_with_their_code_and_write_nothing() {
     }
     assert!(!fx.path().join("_tauritavern").exists());
     without_key(&fx)
-        .args(&base("ok", "openai-responses"))
+        .args(base("ok", "openai-responses"))
         .args(["--transport", "socket"])
         .assert()
         .code(2)

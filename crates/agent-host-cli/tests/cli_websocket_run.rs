@@ -1,4 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// The handshake callbacks return tungstenite's own `Result<Response, ErrorResponse>`.
+#![allow(clippy::result_large_err)]
 //! `tavern-agent run --connection NAME` end to end over the OpenAI Responses WebSocket
 //! transport: a saved `openai-responses` connection with a `ws://` base URL points at a local
 //! tokio-tungstenite server that answers write → commit → finish as Responses events. The
