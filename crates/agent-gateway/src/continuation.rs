@@ -144,6 +144,8 @@ pub struct Answered<'a> {
     pub calls_need_native: bool,
     /// Whether the provider keeps the session and the next request chains onto this one.
     pub chained: bool,
+    /// The transport the session uses when it is not plain HTTP (`responses_websocket`).
+    pub transport: Option<&'a str>,
     /// How many messages the request carried (the full transcript, whatever went on the
     /// wire).
     pub message_count: usize,
@@ -200,7 +202,7 @@ pub fn next_state(
         message_cursor: u64::try_from(answered.message_count).unwrap_or(u64::MAX),
         last_response_id: response.response_id.clone(),
         previous_response_id,
-        transport: None,
+        transport: answered.transport.map(str::to_owned),
         native_continuation,
     };
     current
@@ -232,6 +234,7 @@ mod tests {
             native: Some("openai_responses"),
             calls_need_native: false,
             chained,
+            transport: None,
             message_count: 4,
         }
     }

@@ -13,11 +13,12 @@ use agent_application::ports::{
 };
 use agent_domain::ErrorCode;
 use agent_domain::connection::{
-    ChatDialect, ConnectionConfig, ProviderFormat, is_sensitive_header,
+    ChatDialect, ConnectionConfig, ConnectionTransport, ProviderFormat, is_sensitive_header,
 };
 use agent_domain::model::{
     AgentModelContentPart, AgentModelRequest, AgentModelResponse, check_transcript,
 };
+use agent_domain::run::{InvocationId, RunId};
 use async_trait::async_trait;
 use futures::stream::{BoxStream, StreamExt};
 use serde_json::{Map, Value};
@@ -30,6 +31,7 @@ use crate::http::{HttpTimeouts, ProviderHttp, Redactor};
 use crate::openai_chat;
 use crate::openai_responses;
 use crate::sse::{self, Assembler};
+use crate::websocket::{self, Sockets};
 use crate::wire::contract;
 
 /// The formats this build speaks.
@@ -38,9 +40,12 @@ enum Format {
     OpenaiChat {
         dialect: ChatDialect,
     },
-    /// `stateful`: the connection set `store=true`, so responses chain server-side.
+    /// `stateful`: the connection set `store=true`, so responses chain server-side;
+    /// `websocket`: calls go over the connection's persistent sockets, and chain onto the
+    /// previous response of their socket in either mode.
     OpenaiResponses {
         stateful: bool,
+        websocket: bool,
     },
     Anthropic,
     Gemini,
@@ -61,6 +66,12 @@ impl Format {
         message_count: usize,
         thinking: bool,
     ) -> Answered<'static> {
+        let transport = match self {
+            Self::OpenaiResponses {
+                websocket: true, ..
+            } => Some(openai_responses::WEBSOCKET_TRANSPORT),
+            _ => None,
+        };
         let (source, native, calls_need_native, chained) = match self {
             // SillyTavern names the compatible sources it knows; the rest are `custom`.
             // OpenRouter's `reasoning_details` are the only native parts of this format.
@@ -75,9 +86,12 @@ impl Format {
                 ),
                 ChatDialect::Generic => ("custom", None, false, false),
             },
-            Self::OpenaiResponses { stateful } => {
-                ("openai", Some(openai_responses::NATIVE), false, stateful)
-            }
+            Self::OpenaiResponses { .. } => (
+                "openai",
+                Some(openai_responses::NATIVE),
+                false,
+                self.chained(),
+            ),
             Self::Anthropic => ("claude", Some(anthropic::NATIVE), thinking, false),
             Self::Gemini => ("makersuite", Some(gemini::NATIVE), true, false),
             Self::GeminiInteractions { stateful } => (
@@ -93,15 +107,22 @@ impl Format {
             native,
             calls_need_native,
             chained,
+            transport,
             message_count,
         }
     }
 
-    /// Whether the provider keeps the session between calls.
+    /// Whether the provider keeps the session between calls (a socket keeps its last
+    /// response even without `store`).
     fn chained(self) -> bool {
         matches!(
             self,
-            Self::OpenaiResponses { stateful: true } | Self::GeminiInteractions { stateful: true }
+            Self::OpenaiResponses { stateful: true, .. }
+                | Self::OpenaiResponses {
+                    websocket: true,
+                    ..
+                }
+                | Self::GeminiInteractions { stateful: true }
         )
     }
 }
@@ -133,6 +154,9 @@ pub struct HttpConnection {
     pub dialect: ChatDialect,
     /// Whether calls stream (server-sent events) rather than answer whole.
     pub stream: bool,
+    /// How calls travel; [`ConnectionTransport::Websocket`] only for Responses (which then
+    /// always streams).
+    pub transport: ConnectionTransport,
 }
 
 impl fmt::Debug for HttpConnection {
@@ -147,21 +171,25 @@ impl fmt::Debug for HttpConnection {
             .field("params", &self.params)
             .field("dialect", &self.dialect)
             .field("stream", &self.stream)
+            .field("transport", &self.transport)
             .finish()
     }
 }
 
 impl HttpConnection {
     /// A connection in `format` with no key, headers or params and the generic dialect,
-    /// answering whole (streaming is a host's choice, see [`HttpConnection::streaming`]).
+    /// answering whole (streaming is a host's choice, see [`HttpConnection::streaming`]),
+    /// over the transport the base URL's scheme implies (`ws://`/`wss://`: WebSocket).
     pub fn new(
         format: ProviderFormat,
         base_url: impl Into<String>,
         model: impl Into<String>,
     ) -> Self {
+        let base_url = base_url.into();
         Self {
             format,
-            base_url: base_url.into(),
+            transport: ConnectionTransport::for_base_url(&base_url),
+            base_url,
             model: model.into(),
             api_key: None,
             headers: Vec::new(),
@@ -190,6 +218,7 @@ impl HttpConnection {
             params: config.params.clone(),
             dialect: config.chat_dialect(),
             stream: config.streams(),
+            transport: config.transport(),
             ..Self::new(
                 config.format,
                 config.effective_base_url(),
@@ -252,6 +281,12 @@ impl HttpConnection {
         Self::new(ProviderFormat::GeminiInteractions, base_url, model)
     }
 
+    /// Sets the transport.
+    pub fn over(mut self, transport: ConnectionTransport) -> Self {
+        self.transport = transport;
+        self
+    }
+
     /// Turns streaming on or off.
     pub fn streaming(mut self, stream: bool) -> Self {
         self.stream = stream;
@@ -285,6 +320,8 @@ pub struct HttpModelGateway {
     url: String,
     /// Where a streamed call goes (Gemini streams at another endpoint).
     stream_url: String,
+    /// The persistent sockets of a Responses connection over WebSocket.
+    sockets: Option<Arc<Sockets>>,
 }
 
 impl HttpModelGateway {
@@ -304,7 +341,8 @@ impl HttpModelGateway {
                 dialect: connection.dialect,
             },
             ProviderFormat::OpenaiResponses => Format::OpenaiResponses {
-                stateful: openai_responses::mode(&connection.base_url, &connection.params)?,
+                stateful: openai_responses::mode(&connection.params)?,
+                websocket: connection.transport == ConnectionTransport::Websocket,
             },
             ProviderFormat::Anthropic => Format::Anthropic,
             ProviderFormat::Gemini => Format::Gemini,
@@ -321,6 +359,19 @@ impl HttpModelGateway {
                 return Err(error);
             }
         };
+        if connection.transport == ConnectionTransport::Websocket
+            && !matches!(format, Format::OpenaiResponses { .. })
+        {
+            let mut error = ModelError::new(
+                ModelErrorKind::InvalidRequest,
+                format!(
+                    "provider format `{}` has no WebSocket transport",
+                    connection.format
+                ),
+            );
+            error.code = "model.format_unsupported";
+            return Err(error);
+        }
         let base = connection.base_url.trim_end_matches('/');
         let (url, stream_url) = match format {
             Format::OpenaiChat { .. } => (format!("{base}/chat/completions"), None),
@@ -356,14 +407,27 @@ impl HttpModelGateway {
                 (format!("{base}/v1beta/interactions"), None)
             }
         };
-        Ok(Self {
+        let mut gateway = Self {
             redactor: connection.redactor(),
             http: ProviderHttp::new(timeouts)?,
             stream_url: stream_url.unwrap_or_else(|| url.clone()),
             url,
             format,
             connection,
-        })
+            sockets: None,
+        };
+        if let Format::OpenaiResponses {
+            websocket: true, ..
+        } = format
+        {
+            gateway.sockets = Some(Arc::new(Sockets::new(
+                websocket::socket_url(&gateway.connection.base_url),
+                gateway.headers(),
+                timeouts,
+                gateway.redactor.clone(),
+            )));
+        }
+        Ok(gateway)
     }
 
     /// The connection this gateway calls.
@@ -372,9 +436,11 @@ impl HttpModelGateway {
     }
 
     /// Whether calls through this gateway stream: the connection asks for it and the format
-    /// can. Gemini Interactions answers whole (see `docs/providers.md`, Streaming).
+    /// can. Gemini Interactions answers whole (see `docs/providers.md`, Streaming); a
+    /// WebSocket always streams.
     pub fn streams(&self) -> bool {
-        self.connection.stream && !matches!(self.format, Format::GeminiInteractions { .. })
+        self.sockets.is_some()
+            || (self.connection.stream && !matches!(self.format, Format::GeminiInteractions { .. }))
     }
 
     /// The connection's headers plus the format's auth (only when a key is set) and, for
@@ -421,29 +487,48 @@ impl HttpModelGateway {
         call: &'a ModelCall,
         stream: bool,
     ) -> Result<(Cow<'a, AgentModelRequest>, Value), ModelError> {
-        let (model, params) = (&self.connection.model, &self.connection.params);
-        let request = for_model(&call.request, model);
+        let request = self.checked(call)?;
+        let resume = self.resume(&request)?;
+        let body = self.body(&request, resume, stream)?;
+        Ok((request, body))
+    }
+
+    /// The request as the model may see it, its transcript checked.
+    fn checked<'a>(&self, call: &'a ModelCall) -> Result<Cow<'a, AgentModelRequest>, ModelError> {
+        let request = for_model(&call.request, &self.connection.model);
         check_transcript(&request.messages).map_err(|e| contract(e.code(), e.to_string()))?;
-        let resume = if self.format.chained() {
-            continuation::resume(
-                &request.provider_state,
-                self.connection.format.as_str(),
-                request.messages.len(),
-            )?
-        } else {
-            Continuation::Full
-        };
+        Ok(request)
+    }
+
+    /// Where a chained format resumes (always [`Continuation::Full`] for the others).
+    fn resume<'r>(&self, request: &'r AgentModelRequest) -> Result<Continuation<'r>, ModelError> {
+        if !self.format.chained() {
+            return Ok(Continuation::Full);
+        }
+        continuation::resume(
+            &request.provider_state,
+            self.connection.format.as_str(),
+            request.messages.len(),
+        )
+    }
+
+    /// The format's body for `request` from `resume` on.
+    fn body(
+        &self,
+        request: &AgentModelRequest,
+        resume: Continuation<'_>,
+        stream: bool,
+    ) -> Result<Value, ModelError> {
+        let (model, params) = (&self.connection.model, &self.connection.params);
         let mut body = match self.format {
-            Format::OpenaiChat { dialect } => {
-                openai_chat::encode(&request, model, dialect, params)?
+            Format::OpenaiChat { dialect } => openai_chat::encode(request, model, dialect, params)?,
+            Format::OpenaiResponses { stateful, .. } => {
+                openai_responses::encode(request, model, params, stateful, resume)?
             }
-            Format::OpenaiResponses { stateful } => {
-                openai_responses::encode(&request, model, params, stateful, resume)?
-            }
-            Format::Anthropic => anthropic::encode(&request, model, params)?,
-            Format::Gemini => gemini::encode(&request, params, SchemaMode::JsonSchema)?,
+            Format::Anthropic => anthropic::encode(request, model, params)?,
+            Format::Gemini => gemini::encode(request, params, SchemaMode::JsonSchema)?,
             Format::GeminiInteractions { stateful } => {
-                gemini_interactions::encode(&request, model, params, stateful, resume)?
+                gemini_interactions::encode(request, model, params, stateful, resume)?
             }
         };
         if stream {
@@ -460,7 +545,7 @@ impl HttpModelGateway {
                 Format::Gemini | Format::GeminiInteractions { .. } => {}
             }
         }
-        Ok((request, body))
+        Ok(body)
     }
 
     /// A provider body as a canonical response, then the checks every format shares: call
@@ -523,6 +608,9 @@ impl HttpModelGateway {
         &self,
         call: &ModelCall,
     ) -> Result<(AgentModelRequest, Opened<'_>), ModelError> {
+        if let Some(sockets) = &self.sockets {
+            return self.open_socket(sockets, call).await;
+        }
         let (request, body) = self.prepare(call, true)?;
         let request = request.into_owned();
         let opened = self
@@ -541,6 +629,27 @@ impl HttpModelGateway {
             }
         };
         Ok((request, opened))
+    }
+}
+
+impl HttpModelGateway {
+    /// Opens a call over the invocation's socket (see [`websocket`]): the chained body and,
+    /// for a new socket, the full one.
+    async fn open_socket<'a>(
+        &'a self,
+        sockets: &'a Sockets,
+        call: &ModelCall,
+    ) -> Result<(AgentModelRequest, Opened<'a>), ModelError> {
+        let request = self.checked(call)?;
+        let resume = self.resume(&request)?;
+        let bodies = websocket::Bodies {
+            previous_id: resume.previous_id(),
+            chained: self.body(&request, resume, false)?,
+            full: Box::new(|| self.body(&request, Continuation::Full, false)),
+        };
+        let key = Sockets::key(&call.run_id, &call.invocation_id);
+        let events = sockets.call(key, bodies, self.assembler()).await?;
+        Ok((request.into_owned(), Opened::Events(events)))
     }
 }
 
@@ -564,8 +673,18 @@ enum Phase<'a> {
 
 #[async_trait]
 impl ModelGateway for HttpModelGateway {
-    /// Encodes, posts and decodes one call answered whole.
+    /// Encodes, posts and decodes one call answered whole (over a WebSocket: the streamed
+    /// call, its deltas dropped).
     async fn generate(&self, call: ModelCall) -> Result<AgentModelResponse, ModelError> {
+        if self.sockets.is_some() {
+            let mut items = self.stream(call);
+            while let Some(item) = items.next().await {
+                if let ModelStreamItem::Completed(response) = item? {
+                    return Ok(response);
+                }
+            }
+            return Err(sse::interrupted("Responses WebSocket"));
+        }
         let (request, body) = self.prepare(&call, false)?;
         let reply = self
             .http
@@ -588,6 +707,13 @@ impl ModelGateway for HttpModelGateway {
             Some((item, next))
         })
         .boxed()
+    }
+
+    /// Closes the invocation's socket (WebSocket transport; nothing to do over HTTP).
+    fn end_invocation(&self, run_id: &RunId, invocation_id: &InvocationId) {
+        if let Some(sockets) = &self.sockets {
+            sockets.close(&Sockets::key(run_id, invocation_id));
+        }
     }
 }
 

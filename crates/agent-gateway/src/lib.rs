@@ -25,6 +25,7 @@ wire_modules!(
     openai_chat,
     openai_responses,
     sse,
+    websocket,
 );
 
 pub mod gateway;

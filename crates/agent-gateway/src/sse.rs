@@ -16,7 +16,7 @@
 use agent_application::ports::{ModelDelta, ModelError, ModelErrorKind};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::{BoxStream, Stream, StreamExt};
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::http::{HttpReply, Redactor, UPSTREAM_INVALID_RESPONSE, classify_reply};
@@ -173,4 +173,29 @@ pub fn provider_error(error: &Value, redactor: &Redactor) -> ModelError {
         }
         Ok(_) => malformed("an error event without an error"),
     }
+}
+
+/// An error event that names the HTTP status it stands for (the Responses WebSocket's
+/// `{type: "error", status, error, headers}` frames), classified like the same error
+/// answered over HTTP with that status and those headers; `None` without a status.
+pub fn status_error(frame: &Value, redactor: &Redactor) -> Option<ModelError> {
+    let status = frame.get("status").and_then(Value::as_u64)?;
+    let status = u16::try_from(status).ok()?;
+    let mut headers = HeaderMap::new();
+    if let Some(given) = frame.get("headers").and_then(Value::as_object) {
+        for (name, value) in given {
+            let name = HeaderName::from_bytes(name.as_bytes());
+            let value = value.as_str().map(HeaderValue::from_str);
+            if let (Ok(name), Some(Ok(value))) = (name, value) {
+                headers.insert(name, value);
+            }
+        }
+    }
+    let error = frame.get("error").cloned().unwrap_or(Value::Null);
+    let reply = HttpReply {
+        status,
+        headers,
+        body: json!({ "error": error }).to_string(),
+    };
+    classify_reply(reply, redactor).err()
 }

@@ -374,18 +374,16 @@ async fn the_api_key_never_leaves_in_errors() {
 }
 
 #[test]
-fn session_fields_and_websocket_are_refused_clearly() {
+fn session_fields_are_refused_clearly() {
     let refused = |field: &str, value: Value| {
         let mut c = HttpConnection::openai_responses("http://localhost:1/v1", "m");
         c.params.insert(field.into(), value);
         c
     };
-    let socket = HttpConnection::openai_responses("wss://api.openai.com/v1", "m");
     for connection in [
         refused("previous_response_id", json!("resp_1")),
         refused("background", json!(true)),
         refused("store", json!("yes")),
-        socket,
     ] {
         let error = HttpModelGateway::new(connection).unwrap_err();
         assert_eq!(error.code(), "model.format_unsupported");

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use agent_application::scene::SceneRequest;
 use agent_domain::ErrorCode;
+use agent_domain::connection::{ConnectionTransport, UnknownTransport};
 use agent_domain::event::RunStatus;
 use agent_domain::run::GenerationType;
 use agent_infra_fs::durability::{Durability, UnknownDurability};
@@ -39,6 +40,12 @@ pub struct Cli {
 fn parse_durability(name: &str) -> Result<Durability, String> {
     name.parse()
         .map_err(|err: UnknownDurability| format!("{}: {err}", err.code()))
+}
+
+/// A connection transport by name; the error starts with its code.
+fn parse_transport(name: &str) -> Result<ConnectionTransport, String> {
+    name.parse()
+        .map_err(|err: UnknownTransport| format!("connection.invalid_transport: {err}"))
 }
 
 #[derive(Debug, Subcommand)]
@@ -406,6 +413,10 @@ pub struct ConnectionAddArgs {
     /// true). Gemini Interactions answers whole either way.
     #[arg(long, value_name = "BOOL")]
     pub stream: Option<bool>,
+    /// How model calls travel: http or websocket (openai-responses only: one persistent
+    /// socket per invocation). Default: websocket for a ws:// or wss:// base URL, else http.
+    #[arg(long, value_name = "TRANSPORT", value_parser = parse_transport)]
+    pub transport: Option<ConnectionTransport>,
     /// An extra request header (repeatable).
     #[arg(long = "header", value_name = "NAME=VALUE")]
     pub headers: Vec<String>,

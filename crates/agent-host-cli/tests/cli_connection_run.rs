@@ -8,9 +8,6 @@
 
 mod cli_support;
 
-use std::fs;
-use std::path::Path;
-
 use cli_support::*;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -338,23 +335,6 @@ async fn add_connection(
         .args(extra);
     let added = run_cmd(add).await;
     assert!(added.status.success(), "{added:?}");
-}
-
-/// Every file under `dir` that contains `needle`.
-fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if String::from_utf8_lossy(&fs::read(&path).unwrap()).contains(needle) {
-                found.push(path.display().to_string());
-            }
-        }
-    }
-    found
 }
 
 /// The whole scenario for one format; `extra` are more `connections add` arguments.

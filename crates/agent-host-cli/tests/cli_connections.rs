@@ -380,6 +380,23 @@ fn bad_arguments_exit_2_with_their_code_and_write_nothing() {
             "connection.invalid_base_url",
         ),
         (
+            [
+                base("ok", "gemini"),
+                vec!["--transport".into(), "websocket".into()],
+            ]
+            .concat(),
+            "connection.invalid_transport",
+        ),
+        (
+            [
+                base("ok", "openai-responses"),
+                vec!["--base-url".into(), "wss://api.openai.com/v1".into()],
+                vec!["--stream".into(), "false".into()],
+            ]
+            .concat(),
+            "connection.invalid_transport",
+        ),
+        (
             vec!["add", "ok", "--format", "gemini", "--model", " "]
                 .into_iter()
                 .map(str::to_owned)
@@ -395,6 +412,12 @@ fn bad_arguments_exit_2_with_their_code_and_write_nothing() {
             .stderr(contains(format!("error: {code}:")));
     }
     assert!(!fx.path().join("_tauritavern").exists());
+    without_key(&fx)
+        .args(base("ok", "openai-responses"))
+        .args(["--transport", "socket"])
+        .assert()
+        .code(2)
+        .stderr(contains("connection.invalid_transport"));
     // Clap's own refusals (a missing flag) are usage errors too.
     without_key(&fx)
         .args(["add", "ok", "--format", "gemini"])

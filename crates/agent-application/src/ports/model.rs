@@ -48,6 +48,13 @@ pub trait ModelGateway: Send + Sync {
         stream::once(async move { self.generate(call).await.map(ModelStreamItem::Completed) })
             .boxed()
     }
+
+    /// The invocation made its last call: a gateway releases what it kept for it between
+    /// calls (the Responses WebSocket adapter closes the invocation's socket). The runtime
+    /// says so once per invocation, whatever its outcome. The default keeps nothing.
+    fn end_invocation(&self, run_id: &RunId, invocation_id: &InvocationId) {
+        let _ = (run_id, invocation_id);
+    }
 }
 
 /// One item of a streamed model call.

@@ -23,8 +23,16 @@ use super::machine::{Action, Outcome};
 use super::{commit, tool_calls};
 use crate::ports::{ModelCall, WriteGuard};
 
-/// Steps until the machine finishes; returns how the invocation ended.
+/// Steps until the machine finishes; returns how the invocation ended. The model is told
+/// the invocation is over (it may keep a socket per invocation).
 pub(super) async fn run(d: &Driver, inv: &mut Invocation) -> Outcome {
+    let outcome = steps(d, inv).await;
+    inv.model
+        .end_invocation(&d.facts.run_id, inv.machine.invocation_id());
+    outcome
+}
+
+async fn steps(d: &Driver, inv: &mut Invocation) -> Outcome {
     let mut protocol_errors = 0;
     loop {
         if !inv.machine.is_finished() && inv.watch.check().await {

@@ -6,7 +6,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ChatDialect, ConnectionError, ConnectionName, ProviderFormat};
+use super::{
+    ChatDialect, ConnectionError, ConnectionName, ConnectionTransport, ProviderFormat,
+    is_websocket_url,
+};
 
 /// The only accepted value of `kind`: it tells a connection file from any other JSON.
 pub const CONNECTION_KIND: &str = "tavern-agent.llmConnection";
@@ -69,6 +72,11 @@ pub struct ConnectionConfig {
     /// Whether model calls stream their answer (server-sent events); absent means yes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream: Option<bool>,
+    /// How model calls travel (`http`, `websocket`); only `openai-responses` has the
+    /// WebSocket transport. Absent means: follow the base URL's scheme (`ws://`/`wss://` →
+    /// `websocket`, anything else → `http`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<ConnectionTransport>,
     /// Extra request headers, in order (`OpenAI-Organization`, `anthropic-beta`, …).
     #[serde(default)]
     pub headers: Vec<ConnectionHeader>,
@@ -183,6 +191,7 @@ impl ConnectionConfig {
             api_key_env: None,
             dialect: None,
             stream: None,
+            transport: None,
             request_timeout_secs: None,
             headers: Vec::new(),
             params: Map::new(),
@@ -280,6 +289,7 @@ impl ConnectionConfig {
         {
             return Err(ConnectionError::InvalidTimeout { secs });
         }
+        self.validate_transport()?;
         let mut seen = BTreeSet::new();
         for header in &self.headers {
             header.validate()?;
@@ -316,6 +326,34 @@ impl ConnectionConfig {
     /// Whether model calls stream: yes unless the connection turned it off.
     pub fn streams(&self) -> bool {
         self.stream.unwrap_or(true)
+    }
+
+    /// How model calls travel: the transport the connection names, else the one its base
+    /// URL's scheme implies ([`ConnectionTransport::for_base_url`]).
+    pub fn transport(&self) -> ConnectionTransport {
+        self.transport
+            .unwrap_or_else(|| ConnectionTransport::for_base_url(self.effective_base_url()))
+    }
+
+    /// The WebSocket transport is OpenAI Responses' alone, always streams, and a `ws://` /
+    /// `wss://` base URL cannot be reached over HTTP.
+    fn validate_transport(&self) -> Result<(), ConnectionError> {
+        let invalid = |reason| Err(ConnectionError::InvalidTransport { reason });
+        let ws_url = self.explicit_base_url().is_some_and(is_websocket_url);
+        if self.transport() != ConnectionTransport::Websocket {
+            return if ws_url {
+                invalid("a ws:// or wss:// base URL needs the websocket transport")
+            } else {
+                Ok(())
+            };
+        }
+        if self.format != ProviderFormat::OpenaiResponses {
+            return invalid("websocket is only spoken by openai-responses connections");
+        }
+        if self.stream == Some(false) {
+            return invalid("websocket always streams; leave stream on or use http");
+        }
+        Ok(())
     }
 
     /// The Chat Completions dialect this connection speaks: the one it names, else the one
@@ -389,7 +427,8 @@ pub(super) fn shown_name(raw: &str) -> String {
 }
 
 /// An empty base URL means the default. Otherwise it must be an `http://` or `https://` URL
-/// with a host, to which the adapter appends paths: so no query or fragment (it would end
+/// (or `ws://` / `wss://`, which the transport rules allow for OpenAI Responses only) with a
+/// host, to which the adapter appends paths: so no query or fragment (it would end
 /// up in the middle of the request URL) and no `user:password@` (credentials belong in
 /// `apiKeyEnv`, never in a file that gets printed). Messages do not repeat the URL, which
 /// may be exactly where someone pasted a key.
@@ -399,11 +438,11 @@ fn validate_base_url(url: &str) -> Result<(), ConnectionError> {
     }
     let invalid = |reason| Err(ConnectionError::InvalidBaseUrl { reason });
     let lower = url.to_ascii_lowercase();
-    let Some(rest) = ["https://", "http://"]
+    let Some(rest) = ["https://", "http://", "wss://", "ws://"]
         .iter()
         .find_map(|scheme| lower.strip_prefix(scheme))
     else {
-        return invalid("must start with http:// or https://");
+        return invalid("must start with http:// or https:// (ws:// or wss:// for a WebSocket)");
     };
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return invalid("must not contain whitespace or control characters");
@@ -552,7 +591,6 @@ mod tests {
         for bad in [
             "api.openai.com/v1",
             "ftp://x",
-            "ws://x",
             "https://",
             "https:///v1",
             "https://x/v1?key=secret",
@@ -664,5 +702,40 @@ mod tests {
                 assert_eq!(error.code(), "connection.invalid_timeout");
             }
         }
+    }
+
+    #[test]
+    fn the_websocket_transport_is_for_streamed_responses_only() {
+        let responses = |base: Option<&str>, transport| {
+            let mut config = ConnectionConfig::new("ws", ProviderFormat::OpenaiResponses, "gpt-5");
+            config.base_url = base.map(str::to_owned);
+            config.transport = transport;
+            config
+        };
+        let by_scheme = responses(Some("wss://api.openai.com/v1"), None);
+        by_scheme.validate().unwrap();
+        assert_eq!(by_scheme.transport(), ConnectionTransport::Websocket);
+        let named = responses(None, Some(ConnectionTransport::Websocket));
+        named.validate().unwrap();
+        assert_eq!(named.transport(), ConnectionTransport::Websocket);
+        assert_eq!(responses(None, None).transport(), ConnectionTransport::Http);
+        let text = serde_json::to_string(&named).unwrap();
+        assert!(text.contains(r#""transport":"websocket""#), "{text}");
+        assert_eq!(ConnectionConfig::from_json(&text).unwrap(), named);
+
+        let invalid = "connection.invalid_transport";
+        let mut unstreamed = named.clone();
+        unstreamed.stream = Some(false);
+        assert_eq!(code_of(&unstreamed), invalid);
+        let ws_over_http = responses(Some("ws://127.0.0.1:9/v1"), Some(ConnectionTransport::Http));
+        assert_eq!(code_of(&ws_over_http), invalid);
+        let mut chat = full();
+        chat.transport = Some(ConnectionTransport::Websocket);
+        assert_eq!(code_of(&chat), invalid);
+        chat.transport = None;
+        chat.base_url = Some("wss://api.openai.com/v1".into());
+        assert_eq!(code_of(&chat), invalid);
+        chat.base_url = Some("ftp://x/v1".into());
+        assert_eq!(code_of(&chat), "connection.invalid_base_url");
     }
 }

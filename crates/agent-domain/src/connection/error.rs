@@ -42,6 +42,8 @@ pub enum ConnectionError {
     InvalidDialect { found: String, reason: &'static str },
     #[error("requestTimeoutSecs {secs} is out of range; use 1 to 86400 seconds")]
     InvalidTimeout { secs: u64 },
+    #[error("transport: {reason}")]
+    InvalidTransport { reason: &'static str },
     #[error("header `{header}` {reason}")]
     InvalidHeader { header: String, reason: String },
     #[error("parameter `{param}` {reason}")]
@@ -82,6 +84,7 @@ impl ErrorCode for ConnectionError {
             Self::InvalidEnvVar => "connection.invalid_env_var",
             Self::InvalidDialect { .. } => "connection.invalid_dialect",
             Self::InvalidTimeout { .. } => "connection.invalid_timeout",
+            Self::InvalidTransport { .. } => "connection.invalid_transport",
             Self::InvalidHeader { .. } => "connection.invalid_header",
             Self::InvalidParam { .. } => "connection.invalid_param",
             Self::InvalidBaseUrl { .. } => "connection.invalid_base_url",
@@ -118,6 +121,7 @@ mod tests {
                 reason: "r",
             },
             InvalidTimeout { secs: 0 },
+            InvalidTransport { reason: "r" },
             InvalidHeader {
                 header: s(),
                 reason: s(),

@@ -18,6 +18,7 @@ mod dialect;
 mod error;
 mod format;
 mod name;
+mod transport;
 
 pub use assign::{
     headers_from_args, params_from_args, parse_assignment, parse_header_arg, parse_param_arg,
@@ -30,3 +31,4 @@ pub use dialect::{ChatDialect, UnknownChatDialect};
 pub use error::ConnectionError;
 pub use format::ProviderFormat;
 pub use name::{ConnectionName, MAX_CONNECTION_NAME_CHARS};
+pub use transport::{ConnectionTransport, UnknownTransport, is_websocket_url};

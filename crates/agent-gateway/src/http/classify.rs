@@ -33,6 +33,11 @@ const CODE_KINDS: &[(&str, ModelErrorKind)] = &[
     ("server_is_overloaded", ModelErrorKind::Overloaded),
     ("slow_down", ModelErrorKind::Overloaded),
     ("rate_limit_exceeded", ModelErrorKind::RateLimited),
+    // The Responses WebSocket's 60-minute cap: a new socket answers (see `websocket`).
+    (
+        "websocket_connection_limit_reached",
+        ModelErrorKind::Transient,
+    ),
     ("rate_limit_error", ModelErrorKind::RateLimited),
     ("invalid_api_key", ModelErrorKind::Auth),
     ("authentication_error", ModelErrorKind::Auth),

@@ -9,9 +9,9 @@
 //!   carries only the messages after the provider state's `messageCursor`, minus the
 //!   assistant turns the server wrote itself (see [`crate::continuation`]).
 //!
-//! The WebSocket transport (`responses_websocket`) comes with streaming; [`mode`] refuses
-//! it, and `background`, for now. [`encode`] and [`decode`] are pure so they can be tested
-//! without a server.
+//! Over the WebSocket transport (`responses_websocket`, see [`crate::websocket`]) a call
+//! chains onto the previous response of its socket in either mode. [`mode`] refuses
+//! `background`. [`encode`] and [`decode`] are pure so they can be tested without a server.
 
 mod decode;
 mod encode;
@@ -41,13 +41,12 @@ pub(crate) const SESSION: SessionFields = SessionFields {
     answers: "responses",
 };
 
+/// The provider-state transport of the WebSocket mode.
+pub const WEBSOCKET_TRANSPORT: &str = "responses_websocket";
+
 /// Whether a connection asks for the stateful mode (`store: true` among its params).
-/// Refuses what this adapter does not speak: a `ws://`/`wss://` base URL, `background`, a
-/// non-boolean `store`, and a `previous_response_id` of its own (the adapter chains
-/// responses itself).
-pub fn mode(base_url: &str, params: &Map<String, Value>) -> Result<bool, ModelError> {
-    if base_url.starts_with("ws://") || base_url.starts_with("wss://") {
-        return Err(SESSION.refused("the WebSocket transport is not supported yet"));
-    }
+/// Refuses what this adapter does not speak: `background`, a non-boolean `store`, and a
+/// `previous_response_id` of its own (the adapter chains responses itself).
+pub fn mode(params: &Map<String, Value>) -> Result<bool, ModelError> {
     SESSION.stateful(params)
 }

@@ -5,7 +5,7 @@
 //! `response.output_item.done` (never from `…added`, whose `encrypted_content` may be an
 //! incomplete early copy), and fill the body's `output` when a server trims it from the
 //! terminal event. `response.failed` and a bare `error` event are classified like the same
-//! error over HTTP.
+//! error over HTTP (with the status an `error` frame of the WebSocket transport names).
 
 use std::collections::BTreeMap;
 
@@ -111,6 +111,9 @@ impl Assembler for ResponsesAssembler {
                 return Err(sse::provider_error(error, &self.redactor));
             }
             "error" => {
+                if let Some(error) = sse::status_error(&data, &self.redactor) {
+                    return Err(error);
+                }
                 let error = data.get("error").unwrap_or(&data);
                 return Err(sse::provider_error(error, &self.redactor));
             }

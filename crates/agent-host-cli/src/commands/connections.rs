@@ -7,8 +7,8 @@ use std::env;
 
 use agent_application::ports::{ConnectionStore, StoreError};
 use agent_domain::connection::{
-    ConnectionConfig, ConnectionError, ConnectionName, ProviderFormat, headers_from_args,
-    params_from_args,
+    ConnectionConfig, ConnectionError, ConnectionName, ConnectionTransport, ProviderFormat,
+    headers_from_args, params_from_args,
 };
 use serde::Serialize;
 use serde_json::json;
@@ -115,6 +115,7 @@ fn config_of(args: &ConnectionAddArgs) -> Result<ConnectionConfig, ConnectionErr
     config.dialect = args.dialect.clone();
     config.request_timeout_secs = args.timeout_secs;
     config.stream = args.stream;
+    config.transport = args.transport;
     config.headers = headers_from_args(&args.headers)?;
     config.params = params_from_args(&args.params)?;
     config.validate()?;
@@ -197,6 +198,9 @@ async fn show(store: &dyn ConnectionStore, name: &str, json: bool) -> CmdResult<
         "no (answers whole)"
     };
     println!("streaming:     {streaming}");
+    if shown.transport() == ConnectionTransport::Websocket {
+        println!("transport:     websocket (one socket per invocation)");
+    }
     if shown.headers.is_empty() {
         println!("headers:       (none)");
     } else {

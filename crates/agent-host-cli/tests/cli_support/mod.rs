@@ -191,3 +191,20 @@ pub fn spawn_slow_run(
     let run_id = first.strip_prefix("run: ").expect(&first).trim().to_owned();
     (child, stderr, run_id)
 }
+
+/// Every file under `dir` that contains `needle`.
+pub fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if String::from_utf8_lossy(&fs::read(&path).unwrap()).contains(needle) {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
