@@ -21,6 +21,7 @@ mod facade;
 mod facts;
 mod fault;
 mod finish;
+mod guidance;
 mod invocation;
 mod invocation_build;
 mod invocation_loop;
@@ -41,6 +42,9 @@ pub use cancel::CANCEL_POLL_INTERVAL;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
+pub use guidance::{
+    Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,
+};
 pub use start::{PreviewPrompt, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;
