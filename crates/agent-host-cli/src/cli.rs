@@ -233,6 +233,18 @@ pub enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Send a note to a live run (driven by this or another process): it joins the next
+    /// root or handoff round as a `<user_guidance>` user message (see docs/runtime.md).
+    Guide {
+        run_id: String,
+        /// The note, at most 16,000 characters.
+        text: String,
+        /// Your own id for the note, echoed in its events.
+        #[arg(long)]
+        client_id: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Undo an ended run's output on the chat: delete the message it created, or remove the
     /// swipe it added (see docs/sillytavern.md).
     Rollback {

@@ -267,6 +267,16 @@ impl RunDir {
         self.0.join("events.jsonl")
     }
 
+    /// User guidance waiting for the run's driver (see `guidance.rs`).
+    pub fn guidance_mailbox(&self) -> PathBuf {
+        self.0.join("guidance-mailbox.json")
+    }
+
+    /// The lock every change of the guidance mailbox holds.
+    pub fn guidance_lock(&self) -> PathBuf {
+        self.0.join("guidance-mailbox.lock")
+    }
+
     pub fn input(&self) -> PathBuf {
         self.0.join("input")
     }

@@ -17,6 +17,7 @@ pub mod connections;
 pub mod digest;
 pub mod durability;
 pub mod environment;
+pub mod guidance;
 pub mod journal;
 pub mod layout;
 pub mod mcp;

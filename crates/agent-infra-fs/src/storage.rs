@@ -15,6 +15,7 @@ use crate::connections::FsConnectionStore;
 use crate::digest::Sha256Digest;
 use crate::durability::Durability;
 use crate::environment::{OsRng, SystemClock, UuidIds};
+use crate::guidance::FsGuidanceMailbox;
 use crate::journal::FsEventJournal;
 use crate::layout::DataDir;
 use crate::mcp::FsMcpRegistry;
@@ -45,6 +46,7 @@ pub struct FsStorage {
     /// Saved LLM connections; the host reads them to build model gateways.
     pub connections: Arc<FsConnectionStore>,
     pub cancel_requests: Arc<FsCancelRequests>,
+    pub guidance: Arc<FsGuidanceMailbox>,
     pub characters: Arc<FsCharacterCards>,
     /// SillyTavern's own `settings.json` (read-only; ours is `settings`).
     pub sillytavern_settings: Arc<FsSillyTavernSettings>,
@@ -79,6 +81,7 @@ impl FsStorage {
             skills: Arc::new(FsSkillStore::new(data.clone())),
             connections: Arc::new(FsConnectionStore::new(data.clone())),
             cancel_requests: Arc::new(FsCancelRequests::new(locator.clone())),
+            guidance: Arc::new(FsGuidanceMailbox::new(locator.clone())),
             characters: Arc::new(FsCharacterCards::new(data.clone())),
             sillytavern_settings: Arc::new(FsSillyTavernSettings::new(data.clone())),
             persona_avatars: Arc::new(FsPersonaAvatars::new(data.clone())),
@@ -107,6 +110,7 @@ impl FsStorage {
             skills: self.skills.clone(),
             profiles: self.profiles.clone(),
             cancel_requests: self.cancel_requests.clone(),
+            guidance: self.guidance.clone(),
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidIds),
             digest: Arc::new(Sha256Digest),

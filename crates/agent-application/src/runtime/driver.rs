@@ -21,7 +21,7 @@ use agent_domain::workspace::WorkspacePath;
 use super::cancel::CancelWatch;
 use super::facts::RunFacts;
 use super::fault::Fault;
-use super::mcp::RunSessions;
+use super::mcp_sessions::RunSessions;
 use super::recorder::Recorder;
 use super::shared::Shared;
 use super::tasks::TaskBoard;

@@ -16,7 +16,8 @@ use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot
 use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
 use super::errors::{RuntimeError, StartRunError};
-use super::mcp::McpPorts;
+use super::guidance::{Guidance, GuidanceReceipt};
+use super::mcp_sessions::McpPorts;
 use super::recorder::{Recorder, append};
 use super::shared::Shared;
 use super::start::{PreviewPrompt, StartRun, StartedRun, start_run};
@@ -149,6 +150,20 @@ impl AgentRuntime {
             }
             other => other,
         }
+    }
+
+    /// Leaves a note for a live run, driven by this or another process; the driver applies
+    /// it at the start of the next root or handoff round (see `docs/runtime.md`, "User
+    /// guidance"). Refused with `agent.guidance_empty`, `agent.guidance_too_large`,
+    /// `agent.guidance_run_not_accepting` (ended or cancelling),
+    /// `agent.guidance_active_run_missing` (no process drives it),
+    /// `agent.guidance_mailbox_closed` (ending) or `agent.guidance_mailbox_full`.
+    pub async fn guide(
+        &self,
+        run: &RunId,
+        guidance: Guidance,
+    ) -> Result<GuidanceReceipt, RuntimeError> {
+        super::guidance::submit(&self.shared, run, guidance).await
     }
 
     /// Marks a run cancelled directly, for a run whose driving process died: journals

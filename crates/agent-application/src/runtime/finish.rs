@@ -14,6 +14,7 @@ use agent_domain::run::AgentInvocation;
 use super::driver::Driver;
 use super::facts::RunOutcome;
 use super::fault::Fault;
+use super::guidance;
 use super::machine::{CommitLedger, Outcome};
 use super::summary::store_summary;
 use crate::ports::PersistStateUpdate;
@@ -88,6 +89,7 @@ pub(super) async fn finish(
             .set_invocation_status(owner, invocation_status, message)
             .await;
     }
+    guidance::discard(d, guidance::discard_reason(status)).await;
     let record = match d.rec.terminate(status, event).await {
         Ok(record) => record,
         Err(_) => d.rec.record().await,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_domain::event::{
-    CheckpointReason, DirectOutputCapturedPayload, ModelResponseStoredPayload,
-    ProviderStateUpdatedPayload, RunEvent, RunStatus,
+    CheckpointReason, DirectOutputCapturedPayload, GuidanceDiscardReason,
+    ModelResponseStoredPayload, ProviderStateUpdatedPayload, RunEvent, RunStatus,
 };
 use agent_domain::model::{AgentModelMessage, AgentModelRequest};
 use agent_domain::text::TextMetrics;
@@ -20,7 +20,7 @@ use super::driver::{Driver, count};
 use super::fault::Fault;
 use super::invocation::Invocation;
 use super::machine::{Action, Outcome};
-use super::{commit, tool_calls};
+use super::{commit, guidance, tool_calls};
 use crate::ports::{ModelCall, WriteGuard};
 
 /// Steps until the machine finishes; returns how the invocation ended. The model is told
@@ -37,6 +37,9 @@ async fn steps(d: &Driver, inv: &mut Invocation) -> Outcome {
     loop {
         if !inv.machine.is_finished() && inv.watch.check().await {
             cancelled(d, inv).await;
+        }
+        if let Err(fault) = guidance::apply(d, inv).await {
+            inv.machine.fail(fault.payload());
         }
         let step = match inv.machine.next_step() {
             Ok(step) => step,
@@ -121,6 +124,7 @@ fn deliver_results(d: &Driver, inv: &mut Invocation) {
 async fn cancelled(d: &Driver, inv: &mut Invocation) {
     if d.watch.check().await {
         let _ = d.rec.request_cancel().await;
+        guidance::discard(d, GuidanceDiscardReason::RunCancelRequested).await;
     }
     inv.machine.cancel();
 }

@@ -1,22 +1,21 @@
 //! MCP tools in a run (spec 000 §7.0): the snapshot entries from the cached catalogs, the
-//! send-time gate, the run's sessions, the outcome of a call and what the model is shown.
+//! send-time gate, the outcome of a call and what the model is shown.
 //!
-//! Kept apart from the dispatcher so the runtime files only hook in: `prepare` asks for
-//! [`snapshot_entries`], `tool_calls` hands every `mcp/...` call to [`call`], and the run's
-//! end closes [`RunSessions`]. A server is started (stdio) or connected (HTTP) on the first
+//! Kept apart from the dispatcher so the runtime files only hook in: `invocation_build` asks
+//! for [`snapshot_entries`], `tool_calls` hands every `mcp/...` call to [`call`], and the
+//! run's end closes its sessions ([`RunSessions`](super::mcp_sessions::RunSessions)). A server is started (stdio) or connected (HTTP) on the first
 //! call of the run that needs it and reused by every invocation of the run; one that could
 //! not start or died is reported once and later calls to it fail recoverably. A call whose
 //! outcome is unknown (sent, then timed out or lost) ends the run with
 //! `mcp.call_outcome_unknown`: it may have run, so it is never retried.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use agent_domain::ErrorCode;
 use agent_domain::event::{RunEvent, ToolResultReadableViewStoredPayload};
 use agent_domain::mcp::{
-    McpCallOutcome, McpErrorKind, McpRegistration, McpServerStatus, McpToolPermission, hard_wrap,
-    prefix_preview, project,
+    McpCallOutcome, McpErrorKind, McpServerStatus, McpToolPermission, hard_wrap, prefix_preview,
+    project,
 };
 use agent_domain::tool::{
     AgentToolResult, BuiltinTool, McpToolEntry, ToolId, ToolInvocation, ToolProvider,
@@ -29,20 +28,12 @@ use super::driver::Driver;
 use super::fault::Fault;
 use super::invocation::Invocation;
 use super::machine::ToolCallReport;
-use crate::ports::{McpConnector, McpNotice, McpNoticeSink, McpRegistry, McpSession};
+use super::mcp_sessions::McpPorts;
 
 /// Arguments whose JSON is larger than this are never sent.
 const ARGUMENTS_LIMIT: usize = 256 * 1024;
 /// The code of a call that may have run although no answer came.
 const OUTCOME_UNKNOWN: &str = "mcp.call_outcome_unknown";
-
-/// Where runs find MCP servers: the registry of registrations and cached catalogs, and the
-/// connector that opens sessions.
-#[derive(Clone)]
-pub(super) struct McpPorts {
-    pub registry: Arc<dyn McpRegistry>,
-    pub connector: Arc<dyn McpConnector>,
-}
 
 /// The entry of every MCP tool among `allowed`, read from the cached catalogs only. Without
 /// MCP ports there are none, so each allowed MCP tool is left out as not cached.
@@ -54,99 +45,6 @@ pub(super) async fn snapshot_entries(
         Some(ports) => crate::mcp::snapshot_entries(ports.registry.as_ref(), allowed).await,
         None => BTreeMap::new(),
     }
-}
-
-/// What the run knows of one server.
-enum Slot {
-    Live(Arc<dyn McpSession>),
-    /// It could not start or it went away; later calls fail with this code and message.
-    Broken {
-        code: &'static str,
-        message: String,
-    },
-}
-
-/// The MCP sessions of one run, by registration id.
-#[derive(Default)]
-pub(super) struct RunSessions {
-    slots: tokio::sync::Mutex<BTreeMap<String, Slot>>,
-}
-
-impl RunSessions {
-    /// The session with `registration`'s server, opened on first use. The lock is held
-    /// while connecting so two invocations never start the same server twice.
-    async fn session(
-        &self,
-        connector: &dyn McpConnector,
-        registration: &McpRegistration,
-    ) -> Result<Arc<dyn McpSession>, (&'static str, String)> {
-        let mut slots = self.slots.lock().await;
-        match slots.get(&registration.id) {
-            Some(Slot::Live(session)) => return Ok(Arc::clone(session)),
-            Some(Slot::Broken { code, message }) => return Err((code, message.clone())),
-            None => {}
-        }
-        match connector
-            .connect(&registration.transport, Arc::new(Discard))
-            .await
-        {
-            Ok(session) => {
-                let session: Arc<dyn McpSession> = Arc::from(session);
-                slots.insert(registration.id.clone(), Slot::Live(Arc::clone(&session)));
-                Ok(session)
-            }
-            Err(error) => {
-                let message = format!(
-                    "MCP server `{}` could not be reached, so its tools cannot be used in \
-                     this run: {error}",
-                    registration.display_name
-                );
-                slots.insert(
-                    registration.id.clone(),
-                    Slot::Broken {
-                        code: error.code(),
-                        message: message.clone(),
-                    },
-                );
-                Err((error.code(), message))
-            }
-        }
-    }
-
-    /// Marks a server gone: its session is closed and later calls fail recoverably.
-    async fn break_off(&self, registration: &McpRegistration, code: &'static str, why: &str) {
-        let previous = self.slots.lock().await.insert(
-            registration.id.clone(),
-            Slot::Broken {
-                code,
-                message: format!(
-                    "MCP server `{}` stopped working earlier in this run: {why}",
-                    registration.display_name
-                ),
-            },
-        );
-        if let Some(Slot::Live(session)) = previous {
-            session.close().await;
-        }
-    }
-
-    /// Ends every session (and every stdio server's process group): the run is over.
-    pub async fn close_all(&self) {
-        let slots = std::mem::take(&mut *self.slots.lock().await);
-        for slot in slots.into_values() {
-            if let Slot::Live(session) = slot {
-                session.close().await;
-            }
-        }
-    }
-}
-
-/// A run has nobody to show a server's progress or log lines to yet, so they are dropped
-/// (never waited on).
-struct Discard;
-
-impl McpNoticeSink for Discard {
-    fn notice(&self, _notice: McpNotice) {}
 }
 
 /// A recoverable refusal: the call was not sent.

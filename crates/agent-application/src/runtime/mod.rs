@@ -21,11 +21,13 @@ mod facade;
 mod facts;
 mod fault;
 mod finish;
+mod guidance;
 mod invocation;
 mod invocation_build;
 mod invocation_loop;
 pub mod machine;
 mod mcp;
+mod mcp_sessions;
 mod prepare;
 mod recorder;
 mod rollback;
@@ -42,6 +44,9 @@ pub use cancel::CANCEL_POLL_INTERVAL;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
+pub use guidance::{
+    Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,
+};
 pub use start::{PreviewPrompt, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;

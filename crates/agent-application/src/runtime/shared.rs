@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::activity::ActivityHub;
 use super::cancel::ActiveRuns;
-use super::mcp::McpPorts;
+use super::mcp_sessions::McpPorts;
 use super::wiring::RuntimePorts;
 use crate::ports::{LoreEngines, UserDataPorts};
 

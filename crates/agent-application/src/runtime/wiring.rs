@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use crate::ports::{
     AuditStore, CancelRequests, ChatCommitPort, ChatStore, CheckpointStore, Clock, Digest,
-    EventJournal, IdSource, PersistentStateStore, ProfileStore, Rng, RunStore, SkillStore,
-    WorkspaceStore,
+    EventJournal, GuidanceMailbox, IdSource, PersistentStateStore, ProfileStore, Rng, RunStore,
+    SkillStore, WorkspaceStore,
 };
 use crate::tools::ToolPorts;
 
@@ -24,6 +24,7 @@ pub struct RuntimePorts {
     pub skills: Arc<dyn SkillStore>,
     pub profiles: Arc<dyn ProfileStore>,
     pub cancel_requests: Arc<dyn CancelRequests>,
+    pub guidance: Arc<dyn GuidanceMailbox>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdSource>,
     pub digest: Arc<dyn Digest>,

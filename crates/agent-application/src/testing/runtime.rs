@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::{
     FakeDigest, FixedClock, MemoryAudit, MemoryCancelRequests, MemoryChatCommits, MemoryChats,
-    MemoryCheckpoints, MemoryJournal, MemoryPersist, MemoryProfiles, MemoryRuns, MemorySkills,
-    MemoryWorkspace, SequenceRng, SequentialIds,
+    MemoryCheckpoints, MemoryGuidanceMailbox, MemoryJournal, MemoryPersist, MemoryProfiles,
+    MemoryRuns, MemorySkills, MemoryWorkspace, SequenceRng, SequentialIds,
 };
 use crate::runtime::RuntimePorts;
 
@@ -27,6 +27,7 @@ pub struct MemoryPorts {
     pub skills: Arc<MemorySkills>,
     pub profiles: Arc<MemoryProfiles>,
     pub cancel_requests: Arc<MemoryCancelRequests>,
+    pub guidance: Arc<MemoryGuidanceMailbox>,
     pub clock: Arc<FixedClock>,
     pub ids: Arc<SequentialIds>,
     pub rng: Arc<SequenceRng>,
@@ -54,6 +55,7 @@ impl MemoryPorts {
             skills: Arc::new(MemorySkills::new()),
             profiles: Arc::new(MemoryProfiles::new()),
             cancel_requests: Arc::new(MemoryCancelRequests::new()),
+            guidance: Arc::new(MemoryGuidanceMailbox::new()),
             clock: Arc::new(FixedClock::default()),
             ids: Arc::new(SequentialIds::default()),
             rng: Arc::new(SequenceRng::new(vec![1])),
@@ -74,6 +76,7 @@ impl MemoryPorts {
             skills: self.skills.clone(),
             profiles: self.profiles.clone(),
             cancel_requests: self.cancel_requests.clone(),
+            guidance: self.guidance.clone(),
             clock: self.clock.clone(),
             ids: self.ids.clone(),
             digest: Arc::new(FakeDigest),

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreError};
-use agent_application::runtime::{ModelTurnView, RuntimeError};
+use agent_application::runtime::{Guidance, ModelTurnView, RuntimeError};
 use agent_domain::event::{ChatRef, JournalLine, RunRolledBackPayload};
 use agent_domain::model::TokenUsage;
 use agent_domain::run::{
@@ -143,6 +143,25 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
                 json::print_compact(&json!({"runId": run.as_str(), "status": status}))?;
             } else {
                 println!("{run}: {}", status.as_str());
+            }
+            Ok(Exit::Ok)
+        }
+        RunsCommand::Guide {
+            run_id,
+            text,
+            client_id,
+            json,
+        } => {
+            let run = run_id_arg(&run_id)?;
+            let guidance = Guidance {
+                text,
+                client_guidance_id: client_id,
+            };
+            let receipt = host.runtime.guide(&run, guidance).await.map_err(runtime)?;
+            if json {
+                json::print_compact(&receipt)?;
+            } else {
+                println!("{run}: guidance {} pending", receipt.guidance_id);
             }
             Ok(Exit::Ok)
         }

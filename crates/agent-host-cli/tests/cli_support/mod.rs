@@ -173,8 +173,21 @@ pub fn spawn_slow_run(
     std::io::BufReader<std::process::ChildStderr>,
     String,
 ) {
+    spawn_scripted_run(fx, &slow_script(), stdout)
+}
+
+/// [`spawn_slow_run`] with any script.
+pub fn spawn_scripted_run(
+    fx: &Fixture,
+    script: &Value,
+    stdout: std::process::Stdio,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
     use std::io::BufRead;
-    let script = fx.write_json("slow.json", &slow_script());
+    let script = fx.write_json("spawned.json", script);
     let mut child = std::process::Command::new(bin())
         .env_remove("TAVERN_AGENT_DATA_DIR")
         .arg("--data-dir")

@@ -87,6 +87,10 @@ pub struct InvocationMachine {
     history: Arc<Vec<AgentModelMessage>>,
     /// User messages (guidance, child results) waiting for the next round.
     queued: Vec<AgentModelMessage>,
+    /// The action [`round_starts_next`](Self::round_starts_next) reached, handed out by the
+    /// next step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    staged: Option<Action>,
     provider_state: ProviderState,
     parameters: GenerationParameters,
     ledger: CommitLedger,
@@ -131,6 +135,7 @@ impl InvocationMachine {
             gate: ToolRequestGate::new(),
             history: Arc::new(setup.messages),
             queued: Vec::new(),
+            staged: None,
             provider_state: setup.provider_state,
             parameters: setup.parameters,
             ledger: setup.ledger,
@@ -256,5 +261,10 @@ impl InvocationMachine {
     /// next round; it joins the history right before the next request is built.
     pub fn queue_user_message(&mut self, message: AgentModelMessage) {
         self.queued.push(message);
+    }
+
+    /// Where a user message queued now lands in the next round's request.
+    pub fn next_message_index(&self) -> usize {
+        self.history.len() + self.queued.len()
     }
 }

@@ -145,18 +145,51 @@ impl InvocationMachine {
     /// Errors only when a report is due (a model answer, a tool result, an auto-publish
     /// report); the state is unchanged then.
     pub fn next_step(&mut self) -> Result<Step, MachineError> {
+        let action = match self.staged.take() {
+            Some(action) => action,
+            None => loop {
+                self.settle_cancel();
+                if let Some(action) = self.advance()? {
+                    break action;
+                }
+            },
+        };
+        Ok(Step {
+            events: std::mem::take(&mut self.outbox),
+            action,
+        })
+    }
+
+    /// Whether the next step starts a round, so that a message queued now joins its
+    /// request. Runs the transitions that need nothing from the driver (closing a round, a
+    /// drift reminder); an action reached instead is kept for the next step. An error (a
+    /// report is due) answers `false` and is the next step's.
+    pub fn round_starts_next(&mut self) -> bool {
+        if self.staged.is_some() {
+            return false;
+        }
         loop {
-            if self.cancel_requested && !self.is_finished() {
-                self.phase = Phase::Finished {
-                    outcome: Outcome::Cancelled,
-                };
+            self.settle_cancel();
+            if matches!(self.phase, Phase::Ready) {
+                return true;
             }
-            if let Some(action) = self.advance()? {
-                return Ok(Step {
-                    events: std::mem::take(&mut self.outbox),
-                    action,
-                });
+            match self.advance() {
+                Ok(None) => {}
+                Ok(Some(action)) => {
+                    self.staged = Some(action);
+                    return false;
+                }
+                Err(_) => return false,
             }
+        }
+    }
+
+    /// A requested cancellation ends the loop at the next transition.
+    fn settle_cancel(&mut self) {
+        if self.cancel_requested && !self.is_finished() {
+            self.phase = Phase::Finished {
+                outcome: Outcome::Cancelled,
+            };
         }
     }
 

@@ -154,6 +154,38 @@ fn queued_messages_join_the_next_request() {
 }
 
 #[test]
+fn a_round_start_is_seen_before_its_request_is_built() {
+    let mut machine = Fixture::default().machine();
+    assert!(machine.round_starts_next());
+    machine.next_step().unwrap();
+    machine
+        .on_model_response(tools(vec![write("c1", "scratch/a.json")]), "r.json")
+        .unwrap();
+    // A tool call is due: it is kept and handed out by the next step.
+    assert!(!machine.round_starts_next());
+    assert!(!machine.round_starts_next());
+    let step = machine.next_step().unwrap();
+    machine
+        .on_tool_result(default_report(step.action_call()))
+        .unwrap();
+    // Closing the round needs nothing from the driver: the next step starts round 2.
+    assert!(machine.round_starts_next());
+    let index = machine.next_message_index();
+    machine.queue_user_message(AgentModelMessage::user(
+        "<user_guidance>\nHi\n</user_guidance>",
+    ));
+    let Action::CallModel { round, request, .. } = machine.next_step().unwrap().action else {
+        panic!("call expected");
+    };
+    assert_eq!(round, 2);
+    assert_eq!(request.messages.len(), index + 1);
+    assert_eq!(
+        request.messages[index].text(),
+        "<user_guidance>\nHi\n</user_guidance>"
+    );
+}
+
+#[test]
 fn a_saved_machine_resumes_where_it_stood() {
     let turns = || {
         vec![
