@@ -355,19 +355,11 @@ async fn an_audit_failure_after_the_host_commit_is_a_partial_success() {
         StoreError::Io("disk full".into()),
     );
     let ran = world.run().await;
-
-    assert_eq!(
-        world.ports.chat_commits.commits().len(),
-        1,
-        "the host committed"
-    );
-    assert_eq!(world.chat_texts().last().map(String::as_str), Some(REPLY));
-    world.assert_ended(&ran, RunStatus::PartialSuccess).await;
+    assert_kept_after_commit(&world, &ran).await;
     assert_eq!(
         ran.outcome.failure.as_ref().unwrap().code,
         "agent.storage_io"
     );
-    assert_eq!(ran.outcome.committed_text.as_deref(), Some(REPLY));
 }
 
 /// The journal refuses `chat_commit_completed` after the host confirmed the commit: the
@@ -380,13 +372,19 @@ async fn a_journal_failure_right_after_the_host_commit_is_a_partial_success() {
         io("disk full"),
     );
     let ran = world.run().await;
+    assert_kept_after_commit(&world, &ran).await;
+}
 
+/// A fault after the host confirmed the commit: one commit, the reply in the chat and in
+/// the outcome, and the run a partial success.
+async fn assert_kept_after_commit(world: &World, ran: &Ran) {
     assert_eq!(
         world.ports.chat_commits.commits().len(),
         1,
         "the host committed"
     );
-    world.assert_ended(&ran, RunStatus::PartialSuccess).await;
+    assert_eq!(world.chat_texts().last().map(String::as_str), Some(REPLY));
+    world.assert_ended(ran, RunStatus::PartialSuccess).await;
     assert_eq!(ran.outcome.committed_text.as_deref(), Some(REPLY));
 }
 

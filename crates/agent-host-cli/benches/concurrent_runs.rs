@@ -21,7 +21,6 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,19 +51,9 @@ struct World {
     characters: Vec<String>,
 }
 
-/// tmpfs when the machine has it, so the disk stays out of the figure.
-fn scratch_root() -> PathBuf {
-    let shm = PathBuf::from("/dev/shm");
-    if shm.is_dir() {
-        shm
-    } else {
-        std::env::temp_dir()
-    }
-}
-
 impl World {
     async fn new(runs: usize) -> Self {
-        let dir = tempfile::tempdir_in(scratch_root()).unwrap();
+        let dir = tempfile::tempdir_in(support::scratch_root()).unwrap();
         let characters: Vec<String> = (0..runs).map(|n| format!("Keeper{n:03}")).collect();
         for character in &characters {
             support::write_chat(dir.path(), character);

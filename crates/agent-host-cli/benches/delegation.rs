@@ -17,7 +17,6 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -113,19 +112,9 @@ async fn save_profiles(storage: &FsStorage) {
     }
 }
 
-/// tmpfs when the machine has it, so the disk stays out of the figure.
-fn scratch_root() -> PathBuf {
-    let shm = PathBuf::from("/dev/shm");
-    if shm.is_dir() {
-        shm
-    } else {
-        std::env::temp_dir()
-    }
-}
-
 /// One whole run on a fresh data directory: its wall time, its outcome checked.
 async fn one_run(parallel: bool) -> Duration {
-    let dir = tempfile::tempdir_in(scratch_root()).unwrap();
+    let dir = tempfile::tempdir_in(support::scratch_root()).unwrap();
     support::write_chat(dir.path(), CHARACTER);
     let storage = FsStorage::open_with(DataDir::new(dir.path()), support::durability());
     save_profiles(&storage).await;

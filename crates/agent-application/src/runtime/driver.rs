@@ -165,11 +165,7 @@ impl Driver {
 impl Driver {
     /// Saves a new task record and journals `agent_task_registered`.
     pub async fn register_task(&self, record: &AgentTaskRecord) -> Result<(), Fault> {
-        self.ports()
-            .runs
-            .save_task(record)
-            .await
-            .map_err(|e| Fault::of(&e).context("saving the task record"))?;
+        self.save_task(record).await?;
         self.rec
             .emit(RunEvent::AgentTaskRegistered(TaskRegisteredPayload {
                 task_id: record.id.to_string(),
@@ -182,6 +178,14 @@ impl Driver {
             }))
             .await?;
         Ok(())
+    }
+
+    async fn save_task(&self, record: &AgentTaskRecord) -> Result<(), Fault> {
+        self.ports()
+            .runs
+            .save_task(record)
+            .await
+            .map_err(|e| Fault::of(&e).context("saving the task record"))
     }
 
     /// Moves a task to `status` (board, record, `agent_task_<status>`), keeping a result
@@ -213,11 +217,7 @@ impl Driver {
 
     /// Saves a task's record and journals its current status.
     pub async fn journal_task_status(&self, record: &AgentTaskRecord) -> Result<(), Fault> {
-        self.ports()
-            .runs
-            .save_task(record)
-            .await
-            .map_err(|e| Fault::of(&e).context("saving the task record"))?;
+        self.save_task(record).await?;
         self.rec
             .emit(RunEvent::for_task_status(TaskStatusPayload {
                 task_id: record.id.to_string(),

@@ -3,7 +3,7 @@
 //! request, and the journal of a finished run.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_application::ports::{EventJournal, EventQuery};
@@ -124,6 +124,16 @@ pub fn start_request(character: &str, model: &Arc<ScriptedModel>) -> StartRun {
         },
         scene: SceneRequest::default(),
         models: None,
+    }
+}
+
+/// tmpfs when the machine has it, so the disk stays out of the figure.
+pub fn scratch_root() -> PathBuf {
+    let shm = PathBuf::from("/dev/shm");
+    if shm.is_dir() {
+        shm
+    } else {
+        std::env::temp_dir()
     }
 }
 
