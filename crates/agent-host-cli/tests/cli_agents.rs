@@ -329,8 +329,8 @@ fn next_completed_waits_for_one_status_only_waits_for_none_and_a_timeout_succeed
     turns.extend(write_commit_finish());
     // The first child's call takes long; the second's returns soon.
     let agents = json!({"researcher": [
-        {"delay_ms": 1500, "tool_calls": [{"name": "task_return", "arguments": {"summary": "slow one"}}]},
-        {"delay_ms": 300, "tool_calls": [{"name": "task_return", "arguments": {"summary": "fast one"}}]}
+        {"delay_ms": 4000, "tool_calls": [{"name": "task_return", "arguments": {"summary": "slow one"}}]},
+        {"delay_ms": 1000, "tool_calls": [{"name": "task_return", "arguments": {"summary": "fast one"}}]}
     ]});
     let (run, events) = run_writer(&fx, &script(turns, agents), 0);
     let awaits = results_of(&fx, &run, &events, "agent.await");
@@ -374,7 +374,7 @@ fn results_not_awaited_join_the_next_request_once() {
     };
     let mut turns = vec![
         tools(vec![delegate("anything")]),
-        json!({"delay_ms": 500, "tool_calls": [call("chat_read_messages", json!({"start": 0, "count": 1}))]}),
+        json!({"delay_ms": 2000, "tool_calls": [call("chat_read_messages", json!({"start": 0, "count": 1}))]}),
         read(),
         read(),
     ];
@@ -488,7 +488,7 @@ fn every_delegation_refusal_has_its_code() {
     .chain(write_commit_finish())
     .collect();
     // Slow enough that `c` meets two running children.
-    let slow = |summary: &str| json!({"delay_ms": 300, "tool_calls": [call("task_return", json!({"summary": summary}))]});
+    let slow = |summary: &str| json!({"delay_ms": 1000, "tool_calls": [call("task_return", json!({"summary": summary}))]});
     let agents = json!({"researcher": [slow("a"), slow("b"), slow("d")]});
     let (run, events) = run_writer(&fx, &script(turns, agents), 0);
     assert_eq!(
@@ -641,7 +641,7 @@ fn handoff_refusals_have_their_codes() {
         tools(vec![handoff("editor")]),
     ];
     let agents = json!({
-        "researcher": [{"delay_ms": 300, "tool_calls": [{"name": "task_return", "arguments": {"summary": "ok"}}]}],
+        "researcher": [{"delay_ms": 1500, "tool_calls": [{"name": "task_return", "arguments": {"summary": "ok"}}]}],
         "editor": [
             tools(vec![handoff("editor")]),
             tools(vec![
