@@ -105,7 +105,10 @@ async fn save_profiles(storage: &FsStorage) {
     researcher["run"]["directRunnable"] = json!(false);
     researcher["delegation"]["callable"] = json!(true);
     researcher["delegation"]["allowAsSubagent"] = json!(true);
-    researcher["tools"]["allow"] = json!(["builtin:workspace.read_file"]);
+    researcher["tools"]["allow"] = json!([
+        "builtin:workspace.read_file",
+        "builtin:workspace.write_file"
+    ]);
     for (id, profile) in [(support::PROFILE_ID, writer), ("researcher", researcher)] {
         let text = serde_json::to_string_pretty(&profile).unwrap();
         storage.profiles.save(id, &text).await.unwrap();
