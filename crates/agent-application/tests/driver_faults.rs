@@ -258,13 +258,9 @@ async fn a_journal_failure_before_the_host_commit_fails_the_run_and_commits_noth
     );
     let ran = world.run().await;
 
-    world.assert_ended(&ran, RunStatus::Failed).await;
-    let failure = ran.outcome.failure.as_ref().unwrap();
-    assert_eq!(failure.code, "agent.journal_io");
-    assert!(failure.message.contains("disk full"), "{}", failure.message);
-    assert_eq!(ran.outcome.committed_text, None);
-    assert!(world.ports.chat_commits.commits().is_empty());
-    assert_eq!(world.chat_texts().len(), 3, "the chat is as it was");
+    assert_failed_before_commit(&world, &ran, "agent.journal_io").await;
+    let message = &ran.outcome.failure.as_ref().unwrap().message;
+    assert!(message.contains("disk full"), "{message}");
     assert!(world.ports.persist.states().is_empty(), "nothing promoted");
     let types = world.types(&ran);
     assert!(!types.contains(&"chat_commit_requested"));
@@ -283,12 +279,18 @@ async fn a_host_commit_that_fails_fails_the_run() {
         .fail_first(|_| true, ChatError::Io("chat locked".into()));
     let ran = world.run().await;
 
-    world.assert_ended(&ran, RunStatus::Failed).await;
-    let failure = ran.outcome.failure.as_ref().unwrap();
-    assert_eq!(failure.code, "agent.chat_commit_failed");
+    assert_failed_before_commit(&world, &ran, "agent.chat_commit_failed").await;
     assert!(world.types(&ran).contains(&"chat_commit_failed"));
+}
+
+/// A fault before the host confirmed anything: the run failed with `code`, no commit
+/// reached the host, and the chat is as it was.
+async fn assert_failed_before_commit(world: &World, ran: &Ran, code: &str) {
+    world.assert_ended(ran, RunStatus::Failed).await;
+    assert_eq!(ran.outcome.failure.as_ref().unwrap().code, code);
+    assert_eq!(ran.outcome.committed_text, None);
     assert!(world.ports.chat_commits.commits().is_empty());
-    assert_eq!(world.chat_texts().len(), 3);
+    assert_eq!(world.chat_texts().len(), 3, "the chat is as it was");
 }
 
 /// A journal failure once the commit is in the ledger (the next round's request) ends the
@@ -518,15 +520,8 @@ async fn an_audit_failure_before_the_host_commit_fails_the_run() {
     );
     let ran = world.run().await;
 
-    world.assert_ended(&ran, RunStatus::Failed).await;
-    assert_eq!(
-        ran.outcome.failure.as_ref().unwrap().code,
-        "agent.storage_io"
-    );
-    assert_eq!(ran.outcome.committed_text, None);
-    assert!(world.ports.chat_commits.commits().is_empty());
+    assert_failed_before_commit(&world, &ran, "agent.storage_io").await;
     assert!(!world.types(&ran).contains(&"chat_commit_started"));
-    assert_eq!(world.chat_texts().len(), 3);
 }
 
 /// The next round's model response cannot be audited once the commit is in the ledger:
