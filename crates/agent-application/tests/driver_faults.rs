@@ -21,7 +21,7 @@ use agent_domain::event::{
     ChatRef, ModelBindingMode, ModelBindingResolvedPayload, RunEvent, RunStatus,
 };
 use agent_domain::model::AgentModelContentPart;
-use agent_domain::run::{GenerationType, RunId};
+use agent_domain::run::{GenerationType, RunId, RunSummary};
 use agent_domain::tool::BuiltinTool;
 use serde_json::json;
 
@@ -147,8 +147,14 @@ impl World {
         assert_eq!(ended, status);
         let record = self.ports.runs.load_run(&ran.run_id).await.unwrap();
         assert_eq!(record.status, status);
+        // The driver folds the summary as it journals (or re-reads the journal after a
+        // failed append): either way it is the projection of the whole journal.
         let summary = self.ports.runs.load_run_summary(&ran.run_id).await.unwrap();
-        assert!(summary.is_some(), "the summary of an ended run is stored");
+        assert_eq!(
+            summary,
+            Some(RunSummary::project(&record, &lines)),
+            "the stored summary of an ended run is its journal's"
+        );
         assert_eq!(self.ports.journal.faults().pending(), 0);
         assert_eq!(self.ports.audit.faults().pending(), 0);
         assert_eq!(self.ports.chat_commits.faults().pending(), 0);

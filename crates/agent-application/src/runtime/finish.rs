@@ -96,7 +96,14 @@ pub(super) async fn finish(
     };
     let ports = d.ports().clone();
     let _ = ports.cancel_requests.clear(d.run_id()).await;
-    let _ = store_summary(&ports, &record).await;
+    match d.rec.summary(&record) {
+        Some(summary) if summary.is_final() => {
+            let _ = ports.runs.save_run_summary(&summary).await;
+        }
+        _ => {
+            let _ = store_summary(&ports, &record).await;
+        }
+    }
     RunOutcome {
         run_id: d.run_id().clone(),
         status,

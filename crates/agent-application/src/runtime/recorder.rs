@@ -11,11 +11,11 @@
 //! fast run changes status several times per round, and writing the record each time cost
 //! more than the round's tools. Every other status is saved before the change returns.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use agent_domain::event::{JournalLine, RunEvent, RunStatus, StatusChangedPayload};
-use agent_domain::run::{AgentRun, RunId};
+use agent_domain::run::{AgentRun, RunId, RunSummary};
 use tokio::sync::{Mutex, Notify};
 use tokio_util::sync::CancellationToken;
 
@@ -35,6 +35,11 @@ pub(super) struct LiveRun {
     state: Mutex<LiveState>,
     /// Woken when the record changed without being saved.
     unsaved: Notify,
+    /// The run's summary, folded from every line the recorder journaled, so the run's end
+    /// stores it without re-reading the journal. `None` once an append failed: what reached
+    /// the journal is then unknown, and the end re-reads it. (The lines journaled before
+    /// the run went live, creation, profile and intent, count for nothing in a summary.)
+    summary: std::sync::Mutex<Option<RunSummary>>,
 }
 
 #[derive(Debug)]
@@ -51,6 +56,7 @@ struct LiveState {
 impl LiveRun {
     pub fn new(record: AgentRun) -> Self {
         Self {
+            summary: std::sync::Mutex::new(Some(RunSummary::empty(&record))),
             run_id: record.id.clone(),
             token: CancellationToken::new(),
             state: Mutex::new(LiveState {
@@ -86,7 +92,31 @@ impl Recorder {
 
     /// Appends one event now.
     pub async fn emit(&self, event: RunEvent) -> Result<JournalLine, Fault> {
-        append(&self.ports, self.run_id(), event).await
+        let appended = append(&self.ports, self.run_id(), event).await;
+        let mut summary = self
+            .live
+            .summary
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match (&appended, summary.as_mut()) {
+            (Ok(line), Some(folded)) => folded.observe(line),
+            (Err(_), _) => *summary = None,
+            (Ok(_), None) => {}
+        }
+        appended
+    }
+
+    /// The summary of the run as journaled, with `record`'s status; `None` when the journal
+    /// must be re-read for it (an append failed).
+    pub fn summary(&self, record: &AgentRun) -> Option<RunSummary> {
+        let mut summary = self
+            .live
+            .summary
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        summary.restamp(record);
+        Some(summary)
     }
 
     /// The run record as it stands.

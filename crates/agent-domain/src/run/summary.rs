@@ -66,7 +66,16 @@ pub struct RunSummary {
 impl RunSummary {
     /// Projects the summary of `run` from its whole journal, oldest event first.
     pub fn project(run: &AgentRun, events: &[JournalLine]) -> Self {
-        let mut summary = Self {
+        let mut summary = Self::empty(run);
+        for line in events {
+            summary.observe(line);
+        }
+        summary
+    }
+
+    /// The summary of `run` before any event: what [`observe`](Self::observe) folds into.
+    pub fn empty(run: &AgentRun) -> Self {
+        Self {
             run_id: run.id.clone(),
             workspace_id: run.workspace_id.clone(),
             stable_chat_id: run.stable_chat_id.clone(),
@@ -86,45 +95,64 @@ impl RunSummary {
             error: None,
             usage: None,
             rolled_back: false,
-        };
-        for line in events {
-            match &line.event {
-                RunEvent::ModelRequestCreated(_) => summary.model_rounds += 1,
-                RunEvent::ModelCompleted(completed) => {
-                    if let Some(usage) = &completed.usage {
-                        summary.usage = Some(summary.usage.unwrap_or_default().plus(usage));
-                    }
+        }
+    }
+
+    /// Folds the next journal line in, so a driver can keep the summary as it journals
+    /// instead of re-reading the journal at the end.
+    pub fn observe(&mut self, line: &JournalLine) {
+        match &line.event {
+            RunEvent::ModelRequestCreated(_) => self.model_rounds += 1,
+            RunEvent::ModelCompleted(completed) => {
+                if let Some(usage) = &completed.usage {
+                    self.usage = Some(self.usage.unwrap_or_default().plus(usage));
                 }
-                RunEvent::ToolCallRequested(_) => summary.tool_calls += 1,
-                RunEvent::ChatCommitCompleted(done) => {
-                    summary.commit_count += 1;
-                    summary.message_id = Some(done.message_id.clone());
-                    summary.message_index = done.message_index;
-                }
-                RunEvent::RunFailed(failure) => {
-                    summary.error = Some(SummaryError {
-                        code: failure.code.clone(),
-                        message: failure.message.clone(),
-                    });
-                }
-                RunEvent::RunRolledBack(_) => summary.rolled_back = true,
-                RunEvent::RunPartialSuccess(partial) => {
-                    summary.error = Some(SummaryError {
-                        code: partial.failure.code.clone(),
-                        message: partial.failure.message.clone(),
-                    });
-                }
-                _ => {}
             }
-            if line.event.is_terminal() {
-                summary.terminal = Some(TerminalSummary {
-                    event_type: line.event.event_type().to_owned(),
-                    seq: line.seq,
-                    timestamp: line.timestamp.clone(),
+            RunEvent::ToolCallRequested(_) => self.tool_calls += 1,
+            RunEvent::ChatCommitCompleted(done) => {
+                self.commit_count += 1;
+                self.message_id = Some(done.message_id.clone());
+                self.message_index = done.message_index;
+            }
+            RunEvent::RunFailed(failure) => {
+                self.error = Some(SummaryError {
+                    code: failure.code.clone(),
+                    message: failure.message.clone(),
                 });
             }
+            RunEvent::RunRolledBack(_) => self.rolled_back = true,
+            RunEvent::RunPartialSuccess(partial) => {
+                self.error = Some(SummaryError {
+                    code: partial.failure.code.clone(),
+                    message: partial.failure.message.clone(),
+                });
+            }
+            _ => {}
         }
-        summary
+        if line.event.is_terminal() {
+            self.terminal = Some(TerminalSummary {
+                event_type: line.event.event_type().to_owned(),
+                seq: line.seq,
+                timestamp: line.timestamp.clone(),
+            });
+        }
+    }
+
+    /// Takes the record's fields (status, update time, …) from `run` as it is now, keeping
+    /// what was folded from the journal: the fold started from an older copy of the record.
+    pub fn restamp(&mut self, run: &AgentRun) {
+        *self = Self {
+            terminal: self.terminal.take(),
+            model_rounds: self.model_rounds,
+            tool_calls: self.tool_calls,
+            commit_count: self.commit_count,
+            message_id: self.message_id.take(),
+            message_index: self.message_index,
+            error: self.error.take(),
+            usage: self.usage,
+            rolled_back: self.rolled_back,
+            ..Self::empty(run)
+        };
     }
 
     /// Only a run whose terminal event is journaled has a final summary worth storing.

@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The index is the lookup table from a run id to its workspace (the record carries
-//! `workspaceId`), so every per-run call starts by reading the run's index entry.
+//! `workspaceId`); invocation and task records find their run's directory through the
+//! shared [`RunLocator`], which reads an index entry once per run and process.
 
 mod listing;
 mod records;
@@ -105,8 +106,13 @@ impl RunStore for FsRunStore {
     }
 
     async fn save_invocation(&self, invocation: &AgentInvocation) -> Result<(), StoreError> {
+        // One small document, synced at the next barrier.
         let (invocation, syncer) = (invocation.clone(), self.locator.syncer().clone());
-        self.with_data(move |data| records::save_invocation(data, &invocation, &syncer))
+        let run = invocation.run_id.clone();
+        self.locator
+            .with_run_dir(&run, Cost::Small, move |dir| {
+                records::save_invocation(&dir, &invocation, &syncer)
+            })
             .await
     }
 
@@ -115,32 +121,42 @@ impl RunStore for FsRunStore {
         run: &RunId,
         id: &InvocationId,
     ) -> Result<AgentInvocation, StoreError> {
-        let (run, id) = (run.clone(), id.clone());
-        self.with_data(move |data| records::load_invocation(data, &run, &id))
+        let (run_id, id) = (run.clone(), id.clone());
+        self.locator
+            .with_run_dir(run, Cost::Large, move |dir| {
+                records::load_invocation(&dir, &run_id, &id)
+            })
             .await
     }
 
     async fn list_invocations(&self, run: &RunId) -> Result<Vec<AgentInvocation>, StoreError> {
-        let run = run.clone();
-        self.with_data(move |data| records::list_invocations(data, &run))
+        self.locator
+            .with_run_dir(run, Cost::Large, |dir| records::list_invocations(&dir))
             .await
     }
 
     async fn save_task(&self, task: &AgentTaskRecord) -> Result<(), StoreError> {
         let (task, syncer) = (task.clone(), self.locator.syncer().clone());
-        self.with_data(move |data| records::save_task(data, &task, &syncer))
+        let run = task.run_id.clone();
+        self.locator
+            .with_run_dir(&run, Cost::Small, move |dir| {
+                records::save_task(&dir, &task, &syncer)
+            })
             .await
     }
 
     async fn load_task(&self, run: &RunId, id: &TaskId) -> Result<AgentTaskRecord, StoreError> {
-        let (run, id) = (run.clone(), id.clone());
-        self.with_data(move |data| records::load_task(data, &run, &id))
+        let (run_id, id) = (run.clone(), id.clone());
+        self.locator
+            .with_run_dir(run, Cost::Large, move |dir| {
+                records::load_task(&dir, &run_id, &id)
+            })
             .await
     }
 
     async fn list_tasks(&self, run: &RunId) -> Result<Vec<AgentTaskRecord>, StoreError> {
-        let run = run.clone();
-        self.with_data(move |data| records::list_tasks(data, &run))
+        self.locator
+            .with_run_dir(run, Cost::Large, |dir| records::list_tasks(&dir))
             .await
     }
 

@@ -126,65 +126,47 @@ pub(crate) fn load_run(data: &DataDir, id: &RunId) -> Result<AgentRun, StoreErro
         .ok_or_else(|| StoreError::NotFound(format!("run {id}")))
 }
 
-/// The directory of an existing run, found through its index entry.
-fn run_dir_of(data: &DataDir, id: &RunId) -> Result<RunDir, StoreError> {
-    let run = load_run(data, id)?;
-    Ok(data.run_dir(&run.workspace_id, &run.id))
-}
-
 pub(crate) fn save_invocation(
-    data: &DataDir,
+    dir: &RunDir,
     invocation: &AgentInvocation,
     syncer: &Syncer,
 ) -> Result<(), StoreError> {
-    let dir = run_dir_of(data, &invocation.run_id)?.invocations();
-    write_json_with(
-        &record_file(dir, invocation.id.as_str()),
-        invocation,
-        syncer,
-    )
+    let file = record_file(dir.invocations(), invocation.id.as_str());
+    write_json_with(&file, invocation, syncer)
 }
 
 pub(crate) fn load_invocation(
-    data: &DataDir,
+    dir: &RunDir,
     run: &RunId,
     id: &InvocationId,
 ) -> Result<AgentInvocation, StoreError> {
-    let path = record_file(run_dir_of(data, run)?.invocations(), id.as_str());
-    read_record(&path, id.as_str())?
+    read_record(&record_file(dir.invocations(), id.as_str()), id.as_str())?
         .ok_or_else(|| StoreError::NotFound(format!("invocation {id} of run {run}")))
 }
 
-pub(crate) fn list_invocations(
-    data: &DataDir,
-    run: &RunId,
-) -> Result<Vec<AgentInvocation>, StoreError> {
-    Ok(sorted(read_record_dir(
-        &run_dir_of(data, run)?.invocations(),
-    )?))
+pub(crate) fn list_invocations(dir: &RunDir) -> Result<Vec<AgentInvocation>, StoreError> {
+    Ok(sorted(read_record_dir(&dir.invocations())?))
 }
 
 pub(crate) fn save_task(
-    data: &DataDir,
+    dir: &RunDir,
     task: &AgentTaskRecord,
     syncer: &Syncer,
 ) -> Result<(), StoreError> {
-    let dir = run_dir_of(data, &task.run_id)?.tasks();
-    write_json_with(&record_file(dir, task.id.as_str()), task, syncer)
+    write_json_with(&record_file(dir.tasks(), task.id.as_str()), task, syncer)
 }
 
 pub(crate) fn load_task(
-    data: &DataDir,
+    dir: &RunDir,
     run: &RunId,
     id: &TaskId,
 ) -> Result<AgentTaskRecord, StoreError> {
-    let path = record_file(run_dir_of(data, run)?.tasks(), id.as_str());
-    read_record(&path, id.as_str())?
+    read_record(&record_file(dir.tasks(), id.as_str()), id.as_str())?
         .ok_or_else(|| StoreError::NotFound(format!("task {id} of run {run}")))
 }
 
-pub(crate) fn list_tasks(data: &DataDir, run: &RunId) -> Result<Vec<AgentTaskRecord>, StoreError> {
-    Ok(sorted(read_record_dir(&run_dir_of(data, run)?.tasks())?))
+pub(crate) fn list_tasks(dir: &RunDir) -> Result<Vec<AgentTaskRecord>, StoreError> {
+    Ok(sorted(read_record_dir(&dir.tasks())?))
 }
 
 /// Written once, after the run's end (its last barrier), so always synced.

@@ -3,6 +3,8 @@
 
 mod descriptors;
 
+use std::sync::LazyLock;
+
 use serde::{Deserialize, Serialize};
 
 use super::{CatalogError, ToolCatalog, ToolId};
@@ -149,9 +151,14 @@ impl BuiltinTool {
     }
 }
 
-/// The builtin catalog: one neutral descriptor per builtin tool.
+/// The builtin catalog: one neutral descriptor per builtin tool. Built once per process
+/// (every invocation compiles its snapshot from it); callers get a clone that shares the
+/// descriptors.
 pub fn builtin_catalog() -> Result<ToolCatalog, CatalogError> {
-    ToolCatalog::from_descriptors(BuiltinTool::ALL.into_iter().map(builtin_descriptor))
+    static CATALOG: LazyLock<Result<ToolCatalog, CatalogError>> = LazyLock::new(|| {
+        ToolCatalog::from_descriptors(BuiltinTool::ALL.into_iter().map(builtin_descriptor))
+    });
+    CATALOG.clone()
 }
 
 #[cfg(test)]
