@@ -94,10 +94,12 @@ impl Host {
         Self { storage, runtime }
     }
 
-    /// The profile service over the data directory's profile store.
+    /// The profile service over the data directory's profile store; diagnoses check LLM
+    /// connections and MCP tools against the same data directory.
     pub fn profiles(&self) -> ProfileService {
         ProfileService::new(self.storage.profiles.clone())
             .with_connections(self.storage.connections.clone())
+            .with_mcp(self.storage.mcp.clone())
     }
 
     /// The MCP management service: the data directory's registry and the rmcp client.

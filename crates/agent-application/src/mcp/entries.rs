@@ -24,8 +24,9 @@ type Stored = Result<(Option<McpRegistration>, Option<McpCatalog>), StoreError>;
 /// The entry of every MCP tool among `allowed` (builtin ids are skipped). Each registration
 /// is read once however many of its tools are allowed. Diagnostic codes:
 /// `mcp.registration_storage_issue`, `mcp.registration_not_found`, `mcp.server_paused`,
-/// `mcp.catalog_not_cached`, `mcp.tool_not_in_cached_catalog`, `mcp.tool_permission_off`
-/// and `mcp.tool_provider_invalid` (a cached definition whose name is not a valid tool name).
+/// `mcp.catalog_not_cached`, `mcp.tool_provider_invalid` (the cached catalog was listed for
+/// another registration: a copied or hand-edited file, whose tools this server may not
+/// have), `mcp.tool_not_in_cached_catalog` and `mcp.tool_permission_off`.
 pub async fn snapshot_entries<'a>(
     registry: &dyn McpRegistry,
     allowed: impl IntoIterator<Item = &'a ToolId>,
@@ -81,6 +82,16 @@ fn entry_of(
             format!("MCP server `{server}` has no cached catalog (run `mcp refresh`)"),
         );
     };
+    if catalog.registration_id != registration.id {
+        return unavailable(
+            "mcp.tool_provider_invalid",
+            format!(
+                "the cached catalog of MCP server `{server}` was listed for registration {}, \
+                 not this one (run `mcp refresh`)",
+                catalog.registration_id
+            ),
+        );
+    }
     let Some(definition) = catalog.tool(native) else {
         return unavailable(
             "mcp.tool_not_in_cached_catalog",
@@ -93,11 +104,8 @@ fn entry_of(
             format!("the permission of `{native}` on MCP server `{server}` is off"),
         );
     }
-    match definition.descriptor(&registration.id) {
-        Ok(descriptor) => McpToolEntry::Available {
-            server_display_name: server.clone(),
-            descriptor: Arc::new(descriptor),
-        },
-        Err(error) => unavailable("mcp.tool_provider_invalid", error.to_string()),
+    McpToolEntry::Available {
+        server_display_name: server.clone(),
+        descriptor: Arc::new(definition.descriptor_as(id.clone())),
     }
 }

@@ -224,6 +224,10 @@ impl McpServers {
             let Some(catalog) = self.registry.catalog(&registration.id).await? else {
                 continue;
             };
+            // Listed for another registration: snapshots leave it out too.
+            if catalog.registration_id != registration.id {
+                continue;
+            }
             let mut aliases = AliasAllocator::default();
             let mut tools: Vec<_> = catalog
                 .tools
@@ -518,6 +522,21 @@ mod tests {
             .unwrap();
         let entries = snapshot_entries(registry.as_ref(), &allowed).await;
         assert_eq!(code(&entries, &allowed[1]), "mcp.server_paused");
+
+        // `one`'s catalog copied over `two`'s: it was listed for another provider.
+        let mut copied = registry.catalog(&one.id).await.unwrap().unwrap();
+        registry
+            .catalogs
+            .lock()
+            .unwrap()
+            .insert(two.id.clone(), copied.clone());
+        let listed = tool(&two, "issue.create");
+        let entries = snapshot_entries(registry.as_ref(), [&listed]).await;
+        assert_eq!(code(&entries, &listed), "mcp.tool_provider_invalid");
+        copied.registration_id = two.id.clone();
+        registry.put_catalog(&copied).await.unwrap();
+        let entries = snapshot_entries(registry.as_ref(), [&listed]).await;
+        assert_eq!(code(&entries, &listed), "mcp.tool_permission_off");
     }
 
     /// A registry whose files are all damaged.

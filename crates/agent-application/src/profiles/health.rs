@@ -4,6 +4,7 @@
 use agent_domain::ErrorCode;
 use agent_domain::connection::ConnectionConfig;
 use agent_domain::profile::{ModelBinding, PresetBinding, ProfileSource};
+use agent_domain::tool::SnapshotDiagnostic;
 use serde::{Deserialize, Serialize};
 
 use super::{LoadedProfile, ProfileServiceError};
@@ -135,11 +136,47 @@ pub(super) enum ConnectionCheck {
     Unusable(String),
 }
 
+/// What compiling the profile's tool snapshot (against the cached MCP catalogs) gave.
+pub(super) enum ToolCheck {
+    /// It compiles; these allowed tools are left out, each with its `mcp.*` code.
+    Compiled(Vec<SnapshotDiagnostic>),
+    /// It does not compile (code and message): every run of the profile fails.
+    Refused(&'static str, String),
+}
+
+/// The findings on the tool snapshot: each MCP tool a run would leave out is a warning with
+/// the code the run journals, so a profile whose MCP tools are all left out is never
+/// healthy; a snapshot that does not compile is an error.
+fn tool_issues(check: ToolCheck) -> Vec<ProfileIssue> {
+    match check {
+        ToolCheck::Compiled(omitted) => omitted
+            .into_iter()
+            .map(|diagnostic| {
+                issue(
+                    IssueSeverity::Warning,
+                    &diagnostic.code,
+                    format!(
+                        "`{}` is left out of the agent's tools: {}",
+                        diagnostic.tool_id, diagnostic.message
+                    ),
+                )
+            })
+            .collect(),
+        ToolCheck::Refused(code, message) => vec![issue(
+            IssueSeverity::Error,
+            code,
+            format!("the profile's tools cannot be compiled, so every run fails: {message}"),
+        )],
+    }
+}
+
 /// The findings on a loaded profile: its model (and its connection, when `connection` says
-/// what the store holds), its preset, how it may be started.
+/// what the store holds), its preset, how it may be started, and its tools (when `tools`
+/// says what a snapshot would hold).
 pub(super) fn diagnose_loaded(
     loaded: &LoadedProfile,
     connection: Option<ConnectionCheck>,
+    tools: Option<ToolCheck>,
 ) -> ProfileHealth {
     let profile = &loaded.resolved;
     let mut issues = Vec::new();
@@ -193,5 +230,6 @@ pub(super) fn diagnose_loaded(
             "run.directRunnable is false: only other agents can start this profile".to_owned(),
         ));
     }
+    issues.extend(tools.map(tool_issues).unwrap_or_default());
     ProfileHealth::new(profile.id.to_string(), Some(loaded), issues)
 }

@@ -3,15 +3,18 @@
 
 use std::sync::Arc;
 
+use agent_domain::ErrorCode;
+use agent_domain::event::ROOT_INVOCATION_ID;
 use agent_domain::profile::{
     AgentProfileDocument, DEFAULT_PROFILE_ID, ModelBinding, ProfileError, ProfileId, ProfileSource,
     ProfileSummary, ResolvedAgentProfile, default_writer, resolve,
 };
+use agent_domain::tool::{ExitPolicy, SnapshotInputs, builtin_catalog, compile_snapshot};
 
-use super::health::{ConnectionCheck, ProfileHealth, diagnose_loaded, unloadable};
+use super::health::{ConnectionCheck, ProfileHealth, ToolCheck, diagnose_loaded, unloadable};
 use super::stored::read_stored;
 use super::{LoadedProfile, ProfileListing, ProfileServiceError};
-use crate::ports::{ConnectionStore, ProfileStore};
+use crate::ports::{ConnectionStore, McpRegistry, ProfileStore};
 use crate::prompt::agent_system_prompt;
 
 /// Lists, loads, resolves, saves, deletes and diagnoses agent profiles.
@@ -20,6 +23,9 @@ pub struct ProfileService {
     store: Arc<dyn ProfileStore>,
     /// When set, `diagnose` checks that a `connectionRef` profile's connection exists.
     connections: Option<Arc<dyn ConnectionStore>>,
+    /// When set, `diagnose` compiles the profile's tool snapshot against the cached MCP
+    /// catalogs and reports the MCP tools it would leave out.
+    mcp: Option<Arc<dyn McpRegistry>>,
 }
 
 impl std::fmt::Debug for ProfileService {
@@ -33,12 +39,19 @@ impl ProfileService {
         Self {
             store,
             connections: None,
+            mcp: None,
         }
     }
 
     /// The same service, with `diagnose` checking connections against `connections`.
     pub fn with_connections(mut self, connections: Arc<dyn ConnectionStore>) -> Self {
         self.connections = Some(connections);
+        self
+    }
+
+    /// The same service, with `diagnose` checking MCP tools against `registry`.
+    pub fn with_mcp(mut self, registry: Arc<dyn McpRegistry>) -> Self {
+        self.mcp = Some(registry);
         self
     }
 
@@ -117,7 +130,8 @@ impl ProfileService {
         match self.load(id).await {
             Ok(loaded) => {
                 let connection = self.connection_check(&loaded).await;
-                Ok(diagnose_loaded(&loaded, connection))
+                let tools = self.tool_check(&loaded).await;
+                Ok(diagnose_loaded(&loaded, connection, tools))
             }
             Err(err @ (ProfileServiceError::Store(_) | ProfileServiceError::Profile(_))) => {
                 Err(err)
@@ -137,6 +151,29 @@ impl ProfileService {
             Ok(Some(config)) => ConnectionCheck::Found(config),
             Ok(None) => ConnectionCheck::Missing,
             Err(error) => ConnectionCheck::Unusable(error.to_string()),
+        })
+    }
+
+    /// The tool snapshot a root invocation of the profile would get, compiled as a run
+    /// compiles it (cached MCP catalogs only); `None` without an MCP registry to read.
+    async fn tool_check(&self, loaded: &LoadedProfile) -> Option<ToolCheck> {
+        let registry = self.mcp.as_ref()?;
+        let policy = loaded.resolved.tool_policy();
+        let mcp = crate::mcp::snapshot_entries(registry.as_ref(), &policy.allow).await;
+        let builtins = match builtin_catalog() {
+            Ok(builtins) => builtins,
+            Err(error) => return Some(ToolCheck::Refused(error.code(), error.to_string())),
+        };
+        let compiled = compile_snapshot(SnapshotInputs {
+            invocation_id: ROOT_INVOCATION_ID,
+            policy: &policy,
+            exit_policy: ExitPolicy::RunFinishAllowed,
+            builtins: &builtins,
+            mcp: &mcp,
+        });
+        Some(match compiled {
+            Ok(compiled) => ToolCheck::Compiled(compiled.diagnostics),
+            Err(error) => ToolCheck::Refused(error.code(), error.to_string()),
         })
     }
 

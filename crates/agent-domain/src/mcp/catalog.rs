@@ -23,16 +23,22 @@ pub struct McpToolDefinition {
 }
 
 impl McpToolDefinition {
-    /// The neutral descriptor of this tool under registration `registration`.
+    /// The neutral descriptor of this tool under registration `registration`; fails when
+    /// the server named it in a way no ToolId can carry.
     pub fn descriptor(&self, registration: &str) -> Result<ToolDescriptor, ToolIdError> {
-        Ok(ToolDescriptor {
-            id: ToolId::mcp(registration, &self.name)?,
+        Ok(self.descriptor_as(ToolId::mcp(registration, &self.name)?))
+    }
+
+    /// The neutral descriptor of this tool under `id`, a ToolId already known to name it.
+    pub fn descriptor_as(&self, id: ToolId) -> ToolDescriptor {
+        ToolDescriptor {
+            id,
             title: self.title.clone().unwrap_or_else(|| self.name.clone()),
             description: self.description.clone(),
             input_schema: self.input_schema.clone(),
             output_schema: self.output_schema.clone(),
             annotations: self.annotations.clone(),
-        })
+        }
     }
 }
 
