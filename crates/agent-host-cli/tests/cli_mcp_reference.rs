@@ -296,10 +296,12 @@ fn a_scripted_run_calls_tools_of_both_reference_servers() {
         &reference.entry("everything"),
         &["stdio"],
     );
-    fx.cmd()
-        .args(["mcp", "permission", "everything", "echo", "allow"])
-        .assert()
-        .success();
+    for tool in ["echo", "trigger-long-running-operation"] {
+        fx.cmd()
+            .args(["mcp", "permission", "everything", tool, "allow"])
+            .assert()
+            .success();
+    }
     let root = fx.path().join("shared");
     std::fs::create_dir_all(&root).unwrap();
     let long = "The lantern swings in the wind.\n".repeat(200);
@@ -316,7 +318,12 @@ fn a_scripted_run_calls_tools_of_both_reference_servers() {
         .success();
     let echo_id = format!("mcp/{everything}:echo");
     let read_id = format!("mcp/{files}:read_text_file");
-    save_profile_with(&fx, &[echo_id.clone(), read_id.clone()], 1_000);
+    let long_id = format!("mcp/{everything}:trigger-long-running-operation");
+    save_profile_with(
+        &fx,
+        &[echo_id.clone(), read_id.clone(), long_id.clone()],
+        1_000,
+    );
 
     let notes = root.join("notes.txt");
     let mut script = completing_script();
@@ -324,7 +331,9 @@ fn a_scripted_run_calls_tools_of_both_reference_servers() {
         0,
         serde_json::json!({"tool_calls": [
             {"name": "mcp__everything__echo", "arguments": {"message": "ping"}},
-            {"name": "mcp__files__read_text_file", "arguments": {"path": notes.to_str().unwrap()}}
+            {"name": "mcp__files__read_text_file", "arguments": {"path": notes.to_str().unwrap()}},
+            {"name": "mcp__everything__trigger-long-running-operation",
+             "arguments": {"duration": 0.3, "steps": 3}}
         ]}),
     );
     let ran = fx.run_script(&script, &["--profile", "mcp-writer"]).code(0);
@@ -375,7 +384,29 @@ fn a_scripted_run_calls_tools_of_both_reference_servers() {
         .lines()
         .filter(|line| line.contains("\"tool_call_completed\"") && line.contains("mcp/"))
         .count();
-    assert_eq!(completed, 2, "{events}");
+    assert_eq!(completed, 3, "{events}");
+
+    // The long operation's progress notifications, journaled with its call.
+    let progress: Vec<Value> = events
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| {
+            line["type"] == "mcp_notice_received" && line["payload"]["notice"]["kind"] == "progress"
+        })
+        .map(|line| {
+            assert_eq!(line["payload"]["toolId"], long_id.as_str(), "{line}");
+            line["payload"]["notice"].clone()
+        })
+        .collect();
+    // Steps come 100 ms apart; the last one is sent right before the answer and may be
+    // handled after it (then it belongs to the server's next call, here none).
+    let expected: Vec<Value> = (1..=3)
+        .map(|step| serde_json::json!({"kind": "progress", "progress": f64::from(step), "total": 3.0}))
+        .collect();
+    assert!(
+        progress.len() >= 2 && expected.starts_with(&progress),
+        "{progress:?}"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! `mcp.call_outcome_unknown`: it may have run, so it is never retried.
 
 use std::collections::BTreeMap;
+use std::pin::pin;
 
 use agent_domain::ErrorCode;
 use agent_domain::event::{RunEvent, ToolResultReadableViewStoredPayload};
@@ -21,6 +22,7 @@ use agent_domain::tool::{
     AgentToolResult, BuiltinTool, McpToolEntry, ToolId, ToolInvocation, ToolProvider,
 };
 use agent_domain::workspace::WorkspacePath;
+use futures::future::{Either, select};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +30,7 @@ use super::driver::Driver;
 use super::fault::Fault;
 use super::invocation::Invocation;
 use super::machine::ToolCallReport;
+use super::mcp_notices::NoticeJournal;
 use super::mcp_sessions::McpPorts;
 
 /// Arguments whose JSON is larger than this are never sent.
@@ -136,21 +139,30 @@ pub(super) async fn call(
             format!("the permission of `{native}` on MCP server `{server}` is off"),
         ));
     }
-    let session = match d
+    let (session, notices) = match d
         .mcp_sessions
         .session(ports.connector.as_ref(), &registration)
         .await
     {
-        Ok(session) => session,
+        Ok(live) => live,
         Err((code, message)) => return Ok(refused(call, code, message)),
     };
 
-    // Dropping the call (the run was cancelled) abandons the request.
+    // Dropping the call (the run was cancelled) abandons the request. The server's
+    // notices are journaled while it runs, between polls of the call.
     let never = CancellationToken::new();
-    let answer = d
-        .watch
-        .race(session.call_tool(native, arguments.clone(), &never))
-        .await;
+    let mut journal = NoticeJournal::new(round, invocation.machine.invocation_id().as_str(), call);
+    let mut work = pin!(
+        d.watch
+            .race(session.call_tool(native, arguments.clone(), &never))
+    );
+    let answer = loop {
+        match select(work.as_mut(), pin!(notices.arrived())).await {
+            Either::Left((answer, _)) => break answer,
+            Either::Right(((), _)) => journal.flush(d, &notices).await?,
+        }
+    };
+    journal.finish(d, &notices).await?;
     match answer {
         None => Ok(refused(
             call,

@@ -27,6 +27,7 @@ mod invocation_build;
 mod invocation_loop;
 pub mod machine;
 mod mcp;
+mod mcp_notices;
 mod mcp_sessions;
 mod prepare;
 mod recorder;

@@ -63,7 +63,7 @@ pub use status::{
 };
 pub use tool_calls::{
     AgentLoopFinishedPayload, CheckpointCreatedPayload, CheckpointReason, LoopEnding,
-    ToolCallOutcomePayload, ToolCallRequestedPayload, ToolCallStartedPayload,
-    ToolResultReadableViewStoredPayload, ToolResultStoredPayload, WorkspaceFileWrittenPayload,
-    WorkspacePatchAppliedPayload, WriteMode,
+    McpNoticeBody, McpNoticeReceivedPayload, ToolCallOutcomePayload, ToolCallRequestedPayload,
+    ToolCallStartedPayload, ToolResultReadableViewStoredPayload, ToolResultStoredPayload,
+    WorkspaceFileWrittenPayload, WorkspacePatchAppliedPayload, WriteMode,
 };

@@ -79,6 +79,7 @@ pub enum RunEvent {
     ToolCallStarted(ToolCallStartedPayload),
     ToolResultStored(ToolResultStoredPayload),
     ToolResultReadableViewStored(ToolResultReadableViewStoredPayload),
+    McpNoticeReceived(McpNoticeReceivedPayload),
     ToolCallCompleted(ToolCallOutcomePayload),
     ToolCallFailed(ToolCallOutcomePayload),
     WorkspaceFileWritten(WorkspaceFileWrittenPayload),
@@ -202,6 +203,7 @@ impl RunEvent {
             Self::ToolCallStarted(_) => "tool_call_started",
             Self::ToolResultStored(_) => "tool_result_stored",
             Self::ToolResultReadableViewStored(_) => "tool_result_readable_view_stored",
+            Self::McpNoticeReceived(_) => "mcp_notice_received",
             Self::ToolCallCompleted(_) => "tool_call_completed",
             Self::ToolCallFailed(_) => "tool_call_failed",
             Self::WorkspaceFileWritten(_) => "workspace_file_written",
@@ -244,6 +246,9 @@ impl RunEvent {
             | Self::ModelResponseStored(_)
             | Self::ProviderStateUpdated(_)
             | Self::ToolResultStored(_) => EventLevel::Debug,
+            Self::McpNoticeReceived(p) if matches!(p.notice, McpNoticeBody::Suppressed { .. }) => {
+                EventLevel::Warn
+            }
             Self::ModelCallAttemptFailed(p) if p.will_retry => EventLevel::Warn,
             Self::ModelCallAttemptFailed(_) => EventLevel::Error,
             Self::ToolCallFailed(p) if p.fatal => EventLevel::Error,

@@ -391,6 +391,17 @@ pub fn one_of_each() -> Vec<RunEvent> {
             path: path("tool-results/inv_root/round-001-call_fe79da5f09df9787.txt"),
             audit_path: "tool-results/inv_root/round-001-call_fe79da5f09df9787.json".into(),
         }),
+        RunEvent::McpNoticeReceived(McpNoticeReceivedPayload {
+            round: 1,
+            invocation_id: ROOT.into(),
+            call_id: "call_mcp".into(),
+            tool_id: ToolId::mcp("0f8fad5b-d9cb-469f-a165-70867728950e", "issue.search").unwrap(),
+            notice: McpNoticeBody::Progress {
+                progress: 3.into(),
+                total: Some(10.into()),
+                message: Some("indexing".into()),
+            },
+        }),
         RunEvent::ToolCallCompleted(tool_outcome("call_1", false, false)),
         RunEvent::ToolCallFailed(tool_outcome("call_2", true, false)),
         RunEvent::WorkspaceFileWritten(WorkspaceFileWrittenPayload {

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::samples::{self, CHILD, HANDOFF, ROOT, RUN};
 use super::*;
+use crate::tool::ToolId;
 
 /// The events spec 003 lists as implemented, plus the ones this runtime adds from the
 /// tool-system spec and the newer TauriTavern builds.
@@ -69,6 +70,7 @@ const SPEC_EVENT_TYPES: &[&str] = &[
     // Added beyond spec 003's list.
     "drift_recovery_attempted",
     "tool_result_readable_view_stored",
+    "mcp_notice_received",
     "skill_scopes_resolved",
     "agent_model_binding_resolved",
     "agent_handoff_requested",
@@ -171,6 +173,18 @@ fn levels_follow_the_catalogue() {
         message: "still limited".into(),
     });
     assert_eq!(final_attempt.level(), EventLevel::Error);
+    let suppressed = RunEvent::McpNoticeReceived(McpNoticeReceivedPayload {
+        round: 1,
+        invocation_id: ROOT.into(),
+        call_id: "call_mcp".into(),
+        tool_id: ToolId::mcp("0f8fad5b-d9cb-469f-a165-70867728950e", "chatty").unwrap(),
+        notice: McpNoticeBody::Suppressed { count: 7 },
+    });
+    assert_eq!(suppressed.level(), EventLevel::Warn);
+    assert_eq!(
+        serde_json::to_value(&suppressed).unwrap()["payload"]["notice"],
+        json!({"kind": "suppressed", "count": 7})
+    );
     let fatal = RunEvent::ToolCallFailed(samples::tool_outcome("call_9", true, true));
     assert_eq!(fatal.level(), EventLevel::Error);
     let in_time = RunEvent::AgentAwaitCompleted(AwaitCompletedPayload {

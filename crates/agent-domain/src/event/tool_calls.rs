@@ -5,7 +5,7 @@
 //! the model turn that asked for it.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use crate::tool::ToolId;
 use crate::workspace::WorkspacePath;
@@ -61,6 +61,40 @@ pub struct ToolResultReadableViewStoredPayload {
     pub path: WorkspacePath,
     /// The full JSON audit of the unprojected result.
     pub audit_path: String,
+}
+
+/// `mcp_notice_received`: something an MCP server said on the side while a call ran
+/// (progress, a log line), or how many such notices were left out of the journal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpNoticeReceivedPayload {
+    pub round: u32,
+    pub invocation_id: String,
+    pub call_id: String,
+    pub tool_id: ToolId,
+    pub notice: McpNoticeBody,
+}
+
+/// What an [`McpNoticeReceivedPayload`] reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum McpNoticeBody {
+    /// A progress notification: how far, out of how much when the server knows.
+    Progress {
+        progress: Number,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<Number>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// A log message at the server's level (`debug` … `emergency`).
+    Log { level: String, data: Value },
+    /// Notices of this call beyond the journal's per-call bound, counted, not kept.
+    Suppressed { count: u64 },
 }
 
 /// `tool_call_completed` and `tool_call_failed`: how a call ended.

@@ -15,8 +15,9 @@ use std::time::Duration;
 use agent_application::ports::{ModelDelta, SkillScope};
 use agent_application::runtime::ModelActivity;
 use agent_domain::event::{
-    InvocationKind, JournalLine, ModelBindingMode, ROOT_INVOCATION_ID, RunEvent, RunFailurePayload,
-    SkillDiagnostic, TaskStatus, ToolCallOutcomePayload,
+    InvocationKind, JournalLine, McpNoticeBody, McpNoticeReceivedPayload, ModelBindingMode,
+    ROOT_INVOCATION_ID, RunEvent, RunFailurePayload, SkillDiagnostic, TaskStatus,
+    ToolCallOutcomePayload,
 };
 use agent_domain::profile::ProfileSource;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -369,6 +370,11 @@ impl Timeline {
                 let summary = self.arguments_summary(&p.arguments_ref);
                 self.pending.insert(p.call_id.clone(), summary);
             }
+            RunEvent::McpNoticeReceived(p) => {
+                if let Some(text) = notice_line(s, p) {
+                    self.say(&format!("{prefix}    {text}"));
+                }
+            }
             RunEvent::ToolCallCompleted(p) => self.tool_line(&prefix, p, true),
             RunEvent::ToolCallFailed(p) => self.tool_line(&prefix, p, false),
             RunEvent::ChatCommitCompleted(p) => {
@@ -598,6 +604,44 @@ fn summarize_value(value: &Value) -> String {
 }
 
 /// Newlines and runs of whitespace become single spaces.
+/// Log levels worth a timeline line; quieter ones stay in the journal.
+const SHOWN_LOG_LEVELS: [&str; 5] = ["warning", "error", "critical", "alert", "emergency"];
+
+/// The timeline line of an MCP server's notice during a call: progress, a log line at
+/// warning or worse, or how many were left out; `None` for quieter log lines.
+fn notice_line(s: Style, p: &McpNoticeReceivedPayload) -> Option<String> {
+    let tool = p.tool_id.native_name();
+    let text = match &p.notice {
+        McpNoticeBody::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let mut text = format!("{tool}: {progress}");
+            if let Some(total) = total {
+                let _ = write!(text, "/{total}");
+            }
+            if let Some(message) = message {
+                let _ = write!(text, " {}", one_line(message));
+            }
+            s.dim(&format!("… {}", truncate(&text, MESSAGE_WIDTH)))
+        }
+        McpNoticeBody::Log { level, data } if SHOWN_LOG_LEVELS.contains(&level.as_str()) => {
+            let data = match data {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            let text = format!("{tool} logged {level}: {}", one_line(&data));
+            format!("{} {}", s.yellow("!"), truncate(&text, MESSAGE_WIDTH))
+        }
+        McpNoticeBody::Log { .. } => return None,
+        McpNoticeBody::Suppressed { count } => s.dim(&format!(
+            "… {tool}: {count} more notices left out of the journal"
+        )),
+    };
+    Some(text)
+}
+
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -640,6 +684,44 @@ mod tests {
         assert_eq!(millis(850), "850 ms");
         assert_eq!(millis(1250), "1.2 s");
         assert_eq!(millis(125_000), "2 min 5 s");
+    }
+
+    #[test]
+    fn mcp_notices_show_progress_and_loud_log_lines() {
+        let payload = |notice| McpNoticeReceivedPayload {
+            round: 1,
+            invocation_id: ROOT_INVOCATION_ID.into(),
+            call_id: "call_1".into(),
+            tool_id: agent_domain::tool::ToolId::mcp(
+                "0f8fad5b-d9cb-469f-a165-70867728950e",
+                "index",
+            )
+            .unwrap(),
+            notice,
+        };
+        let line = |notice| notice_line(Style::plain(), &payload(notice));
+        let progress = McpNoticeBody::Progress {
+            progress: 3.into(),
+            total: Some(10.into()),
+            message: Some("reading\nfiles".into()),
+        };
+        assert_eq!(
+            line(progress).as_deref(),
+            Some("… index: 3/10 reading files")
+        );
+        let log = |level: &str| McpNoticeBody::Log {
+            level: level.into(),
+            data: json!({"disk": "full"}),
+        };
+        assert_eq!(
+            line(log("error")).as_deref(),
+            Some(r#"! index logged error: {"disk":"full"}"#)
+        );
+        assert_eq!(line(log("info")), None);
+        assert_eq!(
+            line(McpNoticeBody::Suppressed { count: 80 }).as_deref(),
+            Some("… index: 80 more notices left out of the journal")
+        );
     }
 
     #[test]
