@@ -402,6 +402,29 @@ async fn an_unknown_outcome_ends_the_run() {
     assert_eq!(counts.closed.load(Ordering::SeqCst), 1);
 }
 
+#[tokio::test]
+async fn an_unknown_outcome_after_a_commit_is_a_partial_success() {
+    let (world, _) = world().await;
+    let finished = run(
+        &world,
+        json!([
+            {"tool_calls": [{"name": "workspace_write_file",
+                             "arguments": {"path": "output/main.md", "content": "Kept."}}]},
+            {"tool_calls": [{"name": "workspace_commit", "arguments": {}}]},
+            {"tool_calls": [call("lost", json!({}))]},
+            {"tool_calls": [{"name": "workspace_finish", "arguments": {}}]}
+        ]),
+    )
+    .await;
+    assert_eq!(finished.outcome.status, RunStatus::PartialSuccess);
+    let partial = payloads(&finished.events, "run_partial_success");
+    assert_eq!(
+        partial[0]["code"], "mcp.call_outcome_unknown",
+        "{partial:?}"
+    );
+    assert!(finished.chat.contains("Kept."), "{}", finished.chat);
+}
+
 /// The codes of the run's MCP calls, in the order they were asked for.
 fn mcp_codes(finished: &Finished) -> Vec<Option<String>> {
     payloads(&finished.events, "tool_call_requested")
