@@ -1,5 +1,5 @@
 //! The builtin tools that read and change the world: workspace, chat, world info, dice and
-//! skills (spec 000 §7, spec 002). Runtime control tools (`workspace.commit`,
+//! skills (`docs/spec-map.md`, Built-in tools). Runtime control tools (`workspace.commit`,
 //! `workspace.finish`, `agent.*`, `task.return`) belong to the runtime, not to this module.
 //!
 //! Every tool is a function from a [`ToolContext`] and the call's arguments to a

@@ -1,4 +1,4 @@
-//! The tool control plane (spec 000 §3–6, §8–9, §11): identities, descriptors, the
+//! The tool control plane (`docs/spec-map.md`, from Tool facts to Tool failures): identities, descriptors, the
 //! per-invocation snapshot, the per-turn contract, the request gate and tool results.
 //!
 //! The flow: a resolved profile's [`ToolPolicy`] + an [`ExitPolicy`] + catalogs →

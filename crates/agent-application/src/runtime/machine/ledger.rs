@@ -79,7 +79,7 @@ impl CommitLedger {
         self.entries.iter().map(|e| e.commit.clone()).collect()
     }
 
-    /// The terminal classification of a failure (spec 003 `run_partial_success`): with any
+    /// The terminal classification of a failure (`run_partial_success`, `docs/spec-map.md`, Run flow and events): with any
     /// host-confirmed commit it is a partial success that keeps the chat output, otherwise a
     /// failure. The driver uses the same rule for failures after the loop (persist promotion,
     /// metadata write-back).

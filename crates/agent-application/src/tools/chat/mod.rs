@@ -1,4 +1,4 @@
-//! Chat tools: search and read the run's frozen chat prefix (spec 000 §7.4). Reference:
+//! Chat tools: search and read the run's frozen chat prefix (`docs/spec-map.md`, Chat tools). Reference:
 //! `docs/tools.md`.
 //!
 //! Both tools see only the messages `0..input_message_count` frozen when the run started;
