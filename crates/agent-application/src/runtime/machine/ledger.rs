@@ -40,11 +40,13 @@ impl CommitLedger {
     }
 
     /// Confirmed commits, oldest first.
+    #[cfg(test)]
     pub fn entries(&self) -> &[LedgerEntry] {
         &self.entries
     }
 
     /// Confirmed `workspace.commit` calls.
+    #[cfg(test)]
     pub fn explicit_count(&self) -> u32 {
         count(self.entries.iter().filter(|e| e.explicit))
     }
