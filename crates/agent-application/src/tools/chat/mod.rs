@@ -16,6 +16,7 @@ mod rank;
 mod read;
 mod search;
 
+#[cfg(feature = "internals")]
 pub use rank::{ChatHit, ChatSearchFilter, search_messages};
 pub(super) use read::read_messages;
 pub(super) use search::search;
