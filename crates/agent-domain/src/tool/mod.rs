@@ -11,7 +11,7 @@ mod alias;
 pub mod builtin;
 mod descriptor;
 #[cfg(test)]
-mod fixtures;
+mod test_support;
 mod gate;
 mod id;
 mod policy;

@@ -10,7 +10,7 @@
 
 pub(super) mod batch;
 #[cfg(test)]
-pub(super) mod harness;
+pub(super) mod test_support;
 mod prefix;
 mod rank;
 mod read;
