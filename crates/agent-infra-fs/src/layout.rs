@@ -183,6 +183,11 @@ impl DataDir {
         self.tauritavern().join("agent-profiles").join("profiles")
     }
 
+    /// `<profiles>/<id>.json`.
+    pub fn profile_file(&self, id: &str) -> PathBuf {
+        record_file(&self.profiles_dir(), id)
+    }
+
     pub fn profiles_staging(&self) -> PathBuf {
         self.tauritavern().join("agent-profiles").join(".staging")
     }
@@ -393,6 +398,12 @@ impl RunDir {
             Some(invocation) => self.invocation_input(invocation).join(name),
         }
     }
+}
+
+/// `<id>.json` in `dir`: how every record folder (runs, invocations, tasks, profiles, groups,
+/// MCP registrations) names a record by its id.
+pub fn record_file(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.json"))
 }
 
 /// `manifest.json` of the persistent state in `state_dir`

@@ -10,14 +10,14 @@
 mod alias;
 pub mod builtin;
 mod descriptor;
-#[cfg(test)]
-mod test_support;
 mod gate;
 mod id;
 mod policy;
 mod read_state;
 mod result;
 mod snapshot;
+#[cfg(test)]
+mod test_support;
 mod turn;
 
 pub use alias::{AliasAllocator, MAX_ALIAS_BYTES, is_valid_alias};

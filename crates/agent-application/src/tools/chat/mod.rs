@@ -9,12 +9,12 @@
 //! same per-call budget.
 
 pub(super) mod batch;
-#[cfg(test)]
-pub(super) mod test_support;
 mod prefix;
 mod rank;
 mod read;
 mod search;
+#[cfg(test)]
+pub(super) mod test_support;
 
 #[cfg(feature = "internals")]
 pub use rank::{ChatHit, ChatSearchFilter, search_messages};
