@@ -13,7 +13,7 @@ use agent_application::ports::{
     StoreError,
 };
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::ModelLabel;
 use agent_application::runtime::{AgentRuntime, RunOutcome, StartRun};
 use agent_application::scene::SceneRequest;
 use agent_application::testing::{FakeModel, MemoryAudit, MemoryPorts, tool_turn};

@@ -1,4 +1,4 @@
-//! Provider-state continuation (spec 003 "provider_state 契约"): what a request continues
+//! Provider-state continuation (`docs/spec-map.md`, Provider state): what a request continues
 //! from, and the state a successful call hands back to the runtime.
 //!
 //! The state is the invocation's own: it starts as `{sessionId, runId, invocationId}` and

@@ -89,7 +89,7 @@ pub(crate) fn adopt(
     shown: &WorkspacePath,
     syncer: &Syncer,
 ) -> Result<(String, u64), StoreError> {
-    let root = run_dir.path().join("blobs").join("sha256");
+    let root = run_dir.sha256_blobs();
     fs::create_dir_all(&root).map_err(|err| io_error(err, "blobs/sha256"))?;
     let temp = temp_path_for(&root.join("adopted"));
     if fs::hard_link(source, &temp).is_err() {

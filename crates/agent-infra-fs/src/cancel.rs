@@ -33,7 +33,7 @@ impl FsCancelRequests {
 }
 
 fn marker(dir: &RunDir) -> std::path::PathBuf {
-    dir.path().join(CANCEL_REQUEST_FILE)
+    dir.cancel_request()
 }
 
 fn request_blocking(dir: &RunDir) -> Result<(), StoreError> {

@@ -25,9 +25,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agent_application::ports::InputDocument;
 use agent_domain::connection::ConnectionName;
-use agent_domain::run::{RunId, StateId, WorkspaceId};
+use agent_domain::run::{InvocationId, RunId, StateId, WorkspaceId};
+use agent_domain::workspace::WorkspaceRoot;
 
+use crate::cancel::CANCEL_REQUEST_FILE;
 use crate::stale::{Sweeper, Writer};
 
 /// The folder of everything that is ours rather than SillyTavern's.
@@ -180,6 +183,11 @@ impl DataDir {
         self.tauritavern().join("agent-profiles").join("profiles")
     }
 
+    /// `<profiles>/<id>.json`.
+    pub fn profile_file(&self, id: &str) -> PathBuf {
+        record_file(&self.profiles_dir(), id)
+    }
+
     pub fn profiles_staging(&self) -> PathBuf {
         self.tauritavern().join("agent-profiles").join(".staging")
     }
@@ -313,6 +321,100 @@ impl RunDir {
     pub fn blobs(&self) -> PathBuf {
         self.0.join("blobs")
     }
+
+    /// `blobs/sha256/`: where blobs are named by their SHA-256.
+    pub fn sha256_blobs(&self) -> PathBuf {
+        self.blobs().join("sha256")
+    }
+
+    /// `persist/`: the run's own copy of the chat's persistent files.
+    pub fn persist(&self) -> PathBuf {
+        self.0.join(WorkspaceRoot::Persist.as_str())
+    }
+
+    /// `cancel-requested`: the marker another process leaves to cancel the run.
+    pub fn cancel_request(&self) -> PathBuf {
+        self.0.join(CANCEL_REQUEST_FILE)
+    }
+
+    /// `tool-args/<stem>.json`, `stem` naming the call (`crate::digest::audit_stem`).
+    pub fn tool_args_file(&self, stem: &str) -> PathBuf {
+        self.tool_args().join(format!("{stem}.json"))
+    }
+
+    /// `tool-results/<stem>.json`.
+    pub fn tool_result_file(&self, stem: &str) -> PathBuf {
+        self.tool_results().join(format!("{stem}.json"))
+    }
+
+    /// `tool-results/<stem>.txt`: the readable view beside the result's audit.
+    pub fn tool_result_view_file(&self, stem: &str) -> PathBuf {
+        self.tool_results().join(format!("{stem}.txt"))
+    }
+
+    /// `agent-results/<inv>.json`: what a child invocation handed back.
+    pub fn agent_result_file(&self, invocation: &InvocationId) -> PathBuf {
+        self.agent_results()
+            .join(format!("{}.json", invocation.as_str()))
+    }
+
+    /// `model-responses/round-NNN.json` for the root, `model-responses/<inv>/round-NNN.json`
+    /// for other invocations.
+    pub fn model_response_file(&self, invocation: &InvocationId, round: u32) -> PathBuf {
+        let name = format!("round-{round:03}.json");
+        if invocation.is_root() {
+            self.model_responses().join(name)
+        } else {
+            self.model_responses().join(invocation.as_str()).join(name)
+        }
+    }
+
+    /// `input/invocations/<inv>/`.
+    pub fn invocation_input(&self, invocation: &InvocationId) -> PathBuf {
+        self.input().join("invocations").join(invocation.as_str())
+    }
+
+    /// `input/invocations/<inv>/tool_snapshot.json`.
+    pub fn tool_snapshot_file(&self, invocation: &InvocationId) -> PathBuf {
+        self.invocation_input(invocation).join("tool_snapshot.json")
+    }
+
+    /// `input/<document>.json` for the root (or no invocation), else
+    /// `input/invocations/<inv>/<document>.json`.
+    pub fn input_file(
+        &self,
+        invocation: Option<&InvocationId>,
+        document: InputDocument,
+    ) -> PathBuf {
+        let name = match document {
+            InputDocument::PromptSnapshot => "prompt_snapshot.json",
+            InputDocument::ResolvedProfile => "resolved_profile.json",
+            InputDocument::ResolvedSkills => "resolved_skills.json",
+            InputDocument::PersistSnapshot => "persist_snapshot.json",
+            InputDocument::RollbackBase => "rollback_base.json",
+        };
+        match invocation.filter(|invocation| !invocation.is_root()) {
+            None => self.input().join(name),
+            Some(invocation) => self.invocation_input(invocation).join(name),
+        }
+    }
+}
+
+/// `<id>.json` in `dir`: how every record folder (runs, invocations, tasks, profiles, groups,
+/// MCP registrations) names a record by its id.
+pub fn record_file(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.json"))
+}
+
+/// `manifest.json` of the persistent state in `state_dir`
+/// ([`DataDir::persistent_state`]).
+pub fn persistent_state_manifest(state_dir: &Path) -> PathBuf {
+    state_dir.join("manifest.json")
+}
+
+/// `persist/` inside the persistent state in `state_dir`: the state's files.
+pub fn persistent_state_files(state_dir: &Path) -> PathBuf {
+    state_dir.join(WorkspaceRoot::Persist.as_str())
 }
 
 #[cfg(test)]

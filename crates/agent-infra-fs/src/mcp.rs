@@ -19,7 +19,7 @@ use agent_application::ports::{
 use agent_domain::mcp::{McpCatalog, McpRegistration, registration_id};
 use async_trait::async_trait;
 
-use crate::layout::DataDir;
+use crate::layout::{DataDir, record_file};
 use crate::runs::store_io::{
     blocking, integrity, io_error, json_files, read_file, read_json, write_json,
 };
@@ -43,7 +43,7 @@ impl FsMcpRegistry {
             code: agent_domain::ErrorCode::code(&error),
             message: error.to_string(),
         })?;
-        let path = dir.join(format!("{id}.json"));
+        let path = record_file(&dir, &id);
         Ok((id, path))
     }
 }

@@ -57,7 +57,7 @@ impl FsProfileStore {
     }
 
     fn profile_file(&self, id: &str) -> PathBuf {
-        self.data.profiles_dir().join(format!("{id}.json"))
+        self.data.profile_file(id)
     }
 }
 

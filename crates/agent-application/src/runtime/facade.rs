@@ -1,4 +1,4 @@
-//! [`AgentRuntime`]: the Host ABI of the runtime (spec 003 "当前 Host ABI"), one method per
+//! [`AgentRuntime`]: the Host ABI of the runtime (`docs/spec-map.md`, Host interface), one method per
 //! call a host makes.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! MCP tools in a run (spec 000 §7.0): the snapshot entries from the cached catalogs, the
+//! MCP tools in a run (`docs/mcp.md`): the snapshot entries from the cached catalogs, the
 //! send-time gate, the outcome of a call and what the model is shown.
 //!
 //! Kept apart from the dispatcher so the runtime files only hook in: `invocation_build` asks

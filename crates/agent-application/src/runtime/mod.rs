@@ -1,7 +1,7 @@
 //! The run runtime: the [`AgentRuntime`] facade a host calls, the async driver behind it,
 //! and the invocation loop it drives.
 //!
-//! [`machine`] holds the loop as a sans-IO state machine: it decides, the driver acts. The
+//! `machine` (private to the crate) holds the loop as a sans-IO state machine: it decides, the driver acts. The
 //! driver (`drive`, `tool_calls`, `commit`, `finish`) performs each step through the ports
 //! and journals what happened; [`AgentRuntime`] starts runs (validating everything before
 //! anything is created), cancels them, and reads back their journals, files and model
@@ -25,7 +25,7 @@ mod guidance;
 mod invocation;
 mod invocation_build;
 mod invocation_loop;
-pub mod machine;
+mod machine;
 mod mcp;
 mod mcp_notices;
 mod mcp_sessions;
@@ -48,6 +48,7 @@ pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
 pub use guidance::{
     Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,
 };
+pub use machine::ModelLabel;
 pub use start::{PreviewPrompt, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;

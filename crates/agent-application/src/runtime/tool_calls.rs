@@ -100,7 +100,7 @@ pub(super) async fn run_tool(
         }
     };
 
-    // A result that does not answer this call (spec 000 §4) is a runtime fault, found
+    // A result that does not answer this call (`docs/spec-map.md`, Tool results) is a runtime fault, found
     // before anything of it is stored or journaled.
     report
         .result

@@ -1,4 +1,4 @@
-//! Skill scopes: which skills an invocation can use (spec 003 "Agent Profile", spec 000 §7.5).
+//! Skill scopes: which skills an invocation can use (`docs/spec-map.md`, Skills).
 //!
 //! Each invocation reads the skills of its scopes in the order global → preset → profile →
 //! character ([`invocation_scopes`]); a later scope's skill shadows an earlier one of the

@@ -176,7 +176,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tools::chat::harness::Harness;
+    use crate::tools::chat::test_support::Harness;
 
     fn dice(formula: &str) -> (u32, u32, i64) {
         let d = Dice::parse(formula).unwrap();

@@ -1,5 +1,5 @@
 //! The builtin tools that read and change the world: workspace, chat, world info, dice and
-//! skills (spec 000 §7, spec 002). Runtime control tools (`workspace.commit`,
+//! skills (`docs/spec-map.md`, Built-in tools). Runtime control tools (`workspace.commit`,
 //! `workspace.finish`, `agent.*`, `task.return`) belong to the runtime, not to this module.
 //!
 //! Every tool is a function from a [`ToolContext`] and the call's arguments to a
@@ -21,10 +21,16 @@ mod worldinfo;
 use agent_domain::tool::{AgentToolResult, BuiltinTool, ToolInvocation};
 
 pub use args::{Args, INVALID_ARGUMENTS, invalid};
+/// The pure search cores of `chat.search` and `workspace.search_files`, for the benches
+/// that time them on real files (`internals` feature); hosts call the tools.
+#[cfg(feature = "internals")]
 pub use chat::{ChatHit, ChatSearchFilter, search_messages};
 pub use context::{InvocationScope, RunScope, SkillAccess, ToolContext, ToolPorts, ToolSession};
 pub use outcome::{ToolEffect, ToolFailure, ToolFault, ToolOutcome};
+#[cfg(feature = "internals")]
 pub use workspace::{SearchHit, SearchReport, search_corpus_hits};
+#[cfg(not(feature = "internals"))]
+pub(crate) use workspace::{SearchHit, SearchReport, search_corpus_hits};
 
 /// The result of one builtin call, with the effect the runtime must journal.
 #[derive(Debug, Clone, PartialEq)]

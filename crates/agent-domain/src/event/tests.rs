@@ -9,8 +9,9 @@ use super::samples::{self, CHILD, HANDOFF, ROOT, RUN};
 use super::*;
 use crate::tool::ToolId;
 
-/// The events spec 003 lists as implemented, plus the ones this runtime adds from the
-/// tool-system spec and the newer TauriTavern builds.
+/// The events TauriTavern's agent framework lists as implemented, plus the ones this runtime
+/// adds from its tool system and newer TauriTavern builds (`docs/spec-map.md`, Run flow and
+/// events).
 const SPEC_EVENT_TYPES: &[&str] = &[
     "run_created",
     "profile_resolved",
@@ -67,7 +68,7 @@ const SPEC_EVENT_TYPES: &[&str] = &[
     "run_cancel_requested",
     "run_cancelled",
     "run_failed",
-    // Added beyond spec 003's list.
+    // Added beyond the framework's list.
     "drift_recovery_attempted",
     "tool_result_readable_view_stored",
     "mcp_notice_received",

@@ -124,8 +124,8 @@ pub struct AgentModelResponse {
     /// A small, provider-shaped record for audits (never the raw body, never secrets).
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub provider_metadata: Value,
-    /// The continuation the adapter hands back for the invocation's next call (spec 003
-    /// "provider_state"); `None` keeps the current state. Never serialised: the journal
+    /// The continuation the adapter hands back for the invocation's next call
+    /// (`docs/spec-map.md`, Provider state); `None` keeps the current state. Never serialised: the journal
     /// records only its summary, and `model-responses/` never holds it.
     #[serde(skip)]
     pub provider_state: Option<ProviderState>,

@@ -160,7 +160,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::tool::fixtures::{compile, id, policy, snapshot};
+    use crate::tool::test_support::{compile, id, policy, snapshot};
     use crate::tool::{ExitPolicy, ToolChoice};
 
     #[test]

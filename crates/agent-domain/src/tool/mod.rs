@@ -1,4 +1,4 @@
-//! The tool control plane (spec 000 §3–6, §8–9, §11): identities, descriptors, the
+//! The tool control plane (`docs/spec-map.md`, from Tool facts to Tool failures): identities, descriptors, the
 //! per-invocation snapshot, the per-turn contract, the request gate and tool results.
 //!
 //! The flow: a resolved profile's [`ToolPolicy`] + an [`ExitPolicy`] + catalogs →
@@ -10,14 +10,14 @@
 mod alias;
 pub mod builtin;
 mod descriptor;
-#[cfg(test)]
-mod fixtures;
 mod gate;
 mod id;
 mod policy;
 mod read_state;
 mod result;
 mod snapshot;
+#[cfg(test)]
+mod test_support;
 mod turn;
 
 pub use alias::{AliasAllocator, MAX_ALIAS_BYTES, is_valid_alias};

@@ -125,7 +125,7 @@ impl ErrorCode for ToolResultIdentityError {
     }
 }
 
-/// The three kinds of tool failure (spec 000 §11), which decide what happens to the run.
+/// The three kinds of tool failure (`docs/spec-map.md`, Tool failures), which decide what happens to the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolErrorClass {

@@ -467,7 +467,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tool::fixtures::{UUID_A, compile, id, mcp_descriptor, object_schema, policy};
+    use crate::tool::test_support::{UUID_A, compile, id, mcp_descriptor, object_schema, policy};
     use crate::workspace::WorkspaceRoot;
 
     fn mcp(native: &str) -> ToolId {

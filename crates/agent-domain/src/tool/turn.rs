@@ -216,7 +216,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tool::fixtures::{id, snapshot};
+    use crate::tool::test_support::{id, snapshot};
 
     #[test]
     fn contract_covers_the_snapshot_in_order() {
@@ -337,8 +337,8 @@ mod tests {
 
     #[test]
     fn an_alias_from_another_snapshot_is_unknown() {
-        let child = crate::tool::fixtures::compile(
-            &crate::tool::fixtures::policy(&["workspace.read_file"]),
+        let child = crate::tool::test_support::compile(
+            &crate::tool::test_support::policy(&["workspace.read_file"]),
             crate::tool::ExitPolicy::TaskReturnRequired,
             &Default::default(),
         )

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use agent_application::ports::{EventJournal, EventQuery};
 use agent_application::prompt::PromptInput;
+use agent_application::runtime::ModelLabel;
 use agent_application::runtime::StartRun;
-use agent_application::runtime::machine::ModelLabel;
 use agent_application::scene::SceneRequest;
 use agent_domain::event::{ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload};
 use agent_domain::profile::default_writer;

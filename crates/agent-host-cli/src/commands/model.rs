@@ -7,7 +7,7 @@ use std::env;
 use std::sync::Arc;
 
 use agent_application::ports::{ConnectionStore, ModelGateway, StoreError};
-use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::ModelLabel;
 use agent_application::runtime::{ModelBindError, ModelBinder, RunModel};
 use agent_domain::ErrorCode;
 use agent_domain::connection::{ConnectionConfig, ConnectionName};

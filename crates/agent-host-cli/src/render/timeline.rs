@@ -2,8 +2,8 @@
 //! call (with a short summary of its arguments and how it ended), commits, retries and the
 //! end of the run. A spinner shows while the model works; colours and the spinner appear
 //! only on a terminal. On a terminal, a streamed model call's text shows as it arrives
-//! (reasoning dimmed) and each tool call as a one-line preview once its arguments are
-//! complete; these live lines come from the runtime's activity channel, never the journal.
+//! (reasoning dimmed) and each tool call as a one-line preview redrawn as its arguments
+//! stream; these live lines come from the runtime's activity channel, never the journal.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -47,6 +47,9 @@ const ARGS_WIDTH: usize = 72;
 const VALUE_WIDTH: usize = 32;
 /// Argument keys shown first, in this order.
 const LEADING_KEYS: [&str; 4] = ["path", "name", "query", "messages"];
+/// Longest live tool-call preview line, in characters: it must fit an 80-column terminal
+/// to be redrawn in place.
+const PREVIEW_WIDTH: usize = 78;
 /// Longest one-line message (errors, narration).
 const MESSAGE_WIDTH: usize = 160;
 
@@ -125,6 +128,10 @@ pub struct Timeline {
     live_open: Cell<bool>,
     /// Tool calls of the live model call: name and argument text so far.
     live_tools: HashMap<usize, (String, String)>,
+    /// The tool call whose preview line is open, redrawn as its arguments stream.
+    live_preview: Cell<Option<usize>>,
+    /// What the open preview line shows.
+    preview_line: String,
 }
 
 impl Timeline {
@@ -143,6 +150,8 @@ impl Timeline {
             live_reasoning: false,
             live_open: Cell::new(false),
             live_tools: HashMap::new(),
+            live_preview: Cell::new(None),
+            preview_line: String::new(),
         }
     }
 
@@ -179,19 +188,17 @@ impl Timeline {
             ModelDelta::ToolCallStarted { index, name } => {
                 self.live_tools
                     .insert(*index, (name.clone(), String::new()));
+                self.preview_tool(*index, false);
             }
             ModelDelta::ToolCallArguments { index, fragment } => {
                 if let Some((_, arguments)) = self.live_tools.get_mut(index) {
                     arguments.push_str(fragment);
+                    self.preview_tool(*index, false);
                 }
             }
             ModelDelta::ToolCallFinished { index } => {
-                if let Some((name, arguments)) = self.live_tools.remove(index) {
-                    let preview = serde_json::from_str::<Value>(&arguments)
-                        .map(|value| summarize_arguments(&value))
-                        .unwrap_or_else(|_| truncate(&one_line(&arguments), MESSAGE_WIDTH));
-                    self.say(&s.dim(&format!("  ⋯ {name} {preview}")));
-                }
+                self.preview_tool(*index, true);
+                self.live_tools.remove(index);
             }
             ModelDelta::Usage(_) => {}
         }
@@ -202,6 +209,9 @@ impl Timeline {
         if raw.is_empty() {
             return;
         }
+        if self.live_preview.get().is_some() {
+            self.close_live_line();
+        }
         self.stop_spinner();
         let mut err = io::stderr().lock();
         let _ = write!(err, "{shown}");
@@ -209,8 +219,52 @@ impl Timeline {
         self.live_open.set(!raw.ends_with('\n'));
     }
 
+    /// Shows tool call `index` as one dimmed line, `  ⋯ alias arguments`, redrawn in
+    /// place while its arguments stream (the start of the raw text) and ended with their
+    /// summary once they are complete (`done`). The line is cut to fit a narrow terminal,
+    /// so redrawing it never leaves a wrapped remainder behind.
+    fn preview_tool(&mut self, index: usize, done: bool) {
+        let Some((name, arguments)) = self.live_tools.get(&index) else {
+            return;
+        };
+        let summary = if done {
+            serde_json::from_str::<Value>(arguments)
+                .map(|value| summarize_arguments(&value))
+                .unwrap_or_else(|_| one_line(arguments))
+        } else {
+            // Only the start can show; what streams past it changes nothing.
+            one_line(&arguments.chars().take(PREVIEW_WIDTH).collect::<String>())
+        };
+        let line = truncate(format!("  ⋯ {name} {summary}").trim_end(), PREVIEW_WIDTH);
+        let open = self.live_preview.get() == Some(index);
+        if open && !done && line == self.preview_line {
+            return;
+        }
+        if !open {
+            self.close_live_line();
+        }
+        self.stop_spinner();
+        let mut err = io::stderr().lock();
+        if open {
+            // Back to the start of the line and clear it.
+            let _ = write!(err, "\r\x1b[2K");
+        }
+        let _ = write!(err, "{}", self.style.dim(&line));
+        if done {
+            let _ = writeln!(err);
+            self.live_preview.set(None);
+            self.live_open.set(false);
+        } else {
+            self.live_preview.set(Some(index));
+            self.live_open.set(true);
+        }
+        let _ = err.flush();
+        self.preview_line = line;
+    }
+
     /// Ends a line live text left open.
     fn close_live_line(&self) {
+        self.live_preview.set(None);
         if self.live_open.replace(false) {
             let _ = writeln!(io::stderr().lock());
         }

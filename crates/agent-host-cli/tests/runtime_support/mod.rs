@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use agent_application::ports::{EventJournal, EventQuery};
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::machine::ModelLabel;
+use agent_application::runtime::ModelLabel;
 use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun, StartedRun};
 use agent_application::scene::SceneRequest;
 use agent_domain::event::{

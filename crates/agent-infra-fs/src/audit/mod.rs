@@ -10,7 +10,7 @@
 pub(crate) mod blob_refs;
 pub(crate) mod documents;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_application::ports::{AuditRef, AuditStore, InputDocument, StoreError};
 use agent_domain::ErrorCode;
@@ -34,56 +34,6 @@ pub struct FsAuditStore {
 impl FsAuditStore {
     pub fn new(locator: RunLocator) -> Self {
         Self { locator }
-    }
-}
-
-/// `tool-args/call_<16 hex>.json`.
-fn tool_args_file(dir: &RunDir, call_id: &str) -> PathBuf {
-    dir.tool_args()
-        .join(format!("{}.json", audit_stem(call_id)))
-}
-
-/// `tool-results/call_<16 hex>.json`.
-fn tool_result_file(dir: &RunDir, call_id: &str) -> PathBuf {
-    dir.tool_results()
-        .join(format!("{}.json", audit_stem(call_id)))
-}
-
-/// `tool-results/call_<16 hex>.txt`: the readable view beside the result's audit.
-fn tool_result_view_file(dir: &RunDir, call_id: &str) -> PathBuf {
-    dir.tool_results()
-        .join(format!("{}.txt", audit_stem(call_id)))
-}
-
-/// `model-responses/round-NNN.json` for the root, `model-responses/<inv>/round-NNN.json`
-/// for other invocations.
-fn model_response_file(dir: &RunDir, invocation: &InvocationId, round: u32) -> PathBuf {
-    let name = format!("round-{round:03}.json");
-    if invocation.is_root() {
-        dir.model_responses().join(name)
-    } else {
-        dir.model_responses().join(invocation.as_str()).join(name)
-    }
-}
-
-/// `input/invocations/<inv>/`.
-fn invocation_input_dir(dir: &RunDir, invocation: &InvocationId) -> PathBuf {
-    dir.input().join("invocations").join(invocation.as_str())
-}
-
-/// `input/<document>.json` for the root, `input/invocations/<inv>/<document>.json` for
-/// other invocations.
-fn input_file(dir: &RunDir, invocation: Option<&InvocationId>, document: InputDocument) -> PathBuf {
-    let name = match document {
-        InputDocument::PromptSnapshot => "prompt_snapshot.json",
-        InputDocument::ResolvedProfile => "resolved_profile.json",
-        InputDocument::ResolvedSkills => "resolved_skills.json",
-        InputDocument::PersistSnapshot => "persist_snapshot.json",
-        InputDocument::RollbackBase => "rollback_base.json",
-    };
-    match invocation.filter(|invocation| !invocation.is_root()) {
-        None => dir.input().join(name),
-        Some(invocation) => invocation_input_dir(dir, invocation).join(name),
     }
 }
 
@@ -146,7 +96,12 @@ impl AuditStore for FsAuditStore {
     ) -> Result<AuditRef, StoreError> {
         let (call_id, arguments) = (call_id.to_owned(), arguments.clone());
         self.writing(run, text_bytes(&arguments), move |dir, syncer| {
-            create_value(dir, &tool_args_file(dir, &call_id), arguments, syncer)
+            create_value(
+                dir,
+                &dir.tool_args_file(&audit_stem(&call_id)),
+                arguments,
+                syncer,
+            )
         })
         .await
     }
@@ -161,7 +116,7 @@ impl AuditStore for FsAuditStore {
         self.writing(run, bytes, move |dir, syncer| {
             create(
                 dir,
-                &tool_result_file(dir, &result.call_id),
+                &dir.tool_result_file(&audit_stem(&result.call_id)),
                 &result,
                 syncer,
             )
@@ -177,7 +132,7 @@ impl AuditStore for FsAuditStore {
     ) -> Result<AuditRef, StoreError> {
         let (call_id, text) = (call_id.to_owned(), text.to_owned());
         self.writing(run, text.len(), move |dir, syncer| {
-            let rel = documents::relative(dir, &tool_result_view_file(dir, &call_id))?;
+            let rel = documents::relative(dir, &dir.tool_result_view_file(&audit_stem(&call_id)))?;
             documents::create_bytes(dir.path(), &rel, text.as_bytes(), syncer)?;
             Ok(AuditRef(rel.to_string()))
         })
@@ -193,7 +148,7 @@ impl AuditStore for FsAuditStore {
     ) -> Result<AuditRef, StoreError> {
         let (invocation, document) = (invocation.clone(), document.clone());
         self.writing(run, text_bytes(&document), move |dir, syncer| {
-            let target = model_response_file(dir, &invocation, round);
+            let target = dir.model_response_file(&invocation, round);
             create_value(dir, &target, document, syncer)
         })
         .await
@@ -208,7 +163,7 @@ impl AuditStore for FsAuditStore {
         let invocation = invocation.clone();
         self.locator
             .with_run_dir(run, Cost::Large, move |dir| {
-                read(&dir, &model_response_file(&dir, &invocation, round))
+                read(&dir, &dir.model_response_file(&invocation, round))
             })
             .await
     }
@@ -221,9 +176,7 @@ impl AuditStore for FsAuditStore {
     ) -> Result<AuditRef, StoreError> {
         let (invocation, document) = (invocation.clone(), document.clone());
         self.writing(run, text_bytes(&document), move |dir, syncer| {
-            let target = dir
-                .agent_results()
-                .join(format!("{}.json", invocation.as_str()));
+            let target = dir.agent_result_file(&invocation);
             create(dir, &target, &document, syncer)
         })
         .await
@@ -242,7 +195,7 @@ impl AuditStore for FsAuditStore {
         let snapshot = snapshot.clone();
         // Tool descriptors: bounded by the profile's tool limits.
         self.writing(run, 0, move |dir, syncer| {
-            let target = invocation_input_dir(dir, &id).join("tool_snapshot.json");
+            let target = dir.tool_snapshot_file(&id);
             create(dir, &target, &snapshot, syncer)
         })
         .await
@@ -257,7 +210,7 @@ impl AuditStore for FsAuditStore {
     ) -> Result<AuditRef, StoreError> {
         let (invocation, value) = (invocation.cloned(), value.clone());
         self.writing(run, text_bytes(&value), move |dir, syncer| {
-            let target = input_file(dir, invocation.as_ref(), document);
+            let target = dir.input_file(invocation.as_ref(), document);
             create_value(dir, &target, value, syncer)
         })
         .await
@@ -266,7 +219,7 @@ impl AuditStore for FsAuditStore {
     async fn read_input(&self, run: &RunId, document: InputDocument) -> Result<Value, StoreError> {
         self.locator
             .with_run_dir(run, Cost::Large, move |dir| {
-                read(&dir, &input_file(&dir, None, document))
+                read(&dir, &dir.input_file(None, document))
             })
             .await
     }
@@ -287,6 +240,8 @@ fn text_bytes(value: &Value) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn rel(target: PathBuf) -> String {
@@ -305,47 +260,39 @@ mod tests {
         let root = InvocationId::root();
         let child = InvocationId::parse("inv_abc").unwrap();
         assert_eq!(
-            rel(tool_args_file(&dir, "call_1")),
+            rel(dir.tool_args_file(&audit_stem("call_1"))),
             "tool-args/call_74196fe72e4cdc13.json"
         );
         assert_eq!(
-            rel(tool_result_file(&dir, "call_mcp")),
+            rel(dir.tool_result_file(&audit_stem("call_mcp"))),
             "tool-results/call_fe79da5f09df9787.json"
         );
         assert_eq!(
-            rel(model_response_file(&dir, &root, 1)),
+            rel(dir.model_response_file(&root, 1)),
             "model-responses/round-001.json"
         );
         assert_eq!(
-            rel(model_response_file(&dir, &child, 12)),
+            rel(dir.model_response_file(&child, 12)),
             "model-responses/inv_abc/round-012.json"
         );
         assert_eq!(
-            rel(model_response_file(&dir, &root, 1000)),
+            rel(dir.model_response_file(&root, 1000)),
             "model-responses/round-1000.json"
         );
         assert_eq!(
-            rel(input_file(&dir, None, InputDocument::PromptSnapshot)),
+            rel(dir.input_file(None, InputDocument::PromptSnapshot)),
             "input/prompt_snapshot.json"
         );
         assert_eq!(
-            rel(input_file(
-                &dir,
-                Some(&root),
-                InputDocument::PersistSnapshot
-            )),
+            rel(dir.input_file(Some(&root), InputDocument::PersistSnapshot)),
             "input/persist_snapshot.json"
         );
         assert_eq!(
-            rel(input_file(
-                &dir,
-                Some(&child),
-                InputDocument::ResolvedSkills
-            )),
+            rel(dir.input_file(Some(&child), InputDocument::ResolvedSkills)),
             "input/invocations/inv_abc/resolved_skills.json"
         );
         assert_eq!(
-            rel(input_file(&dir, None, InputDocument::ResolvedProfile)),
+            rel(dir.input_file(None, InputDocument::ResolvedProfile)),
             "input/resolved_profile.json"
         );
     }

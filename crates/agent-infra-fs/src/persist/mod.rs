@@ -25,13 +25,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use agent_application::ports::{
-    CheckpointFile, PersistError, PersistSnapshot, PersistentStateStore, PromotedState,
+    CheckpointFile, InputDocument, PersistError, PersistSnapshot, PersistentStateStore,
+    PromotedState,
 };
 use agent_domain::run::AgentRun;
 use agent_domain::workspace::{WorkspacePath, WorkspaceRoot};
 use async_trait::async_trait;
 
-use crate::layout::{DataDir, RunDir};
+use crate::layout::{self, DataDir, RunDir};
 use crate::runs::store_io::blocking;
 use tree::{FileDigest, TreeError};
 
@@ -70,21 +71,21 @@ impl PersistentStateStore for FsPersistentStateStore {
 
 /// The run's `persist/` root.
 fn run_persist_root(run_dir: &RunDir) -> PathBuf {
-    run_dir.path().join(WorkspaceRoot::Persist.as_str())
+    run_dir.persist()
 }
 
 /// `input/persist_snapshot.json` of the run.
 fn snapshot_file(run_dir: &RunDir) -> PathBuf {
-    run_dir.input().join("persist_snapshot.json")
+    run_dir.input_file(None, InputDocument::PersistSnapshot)
 }
 
 fn state_manifest_file(state_dir: &Path) -> PathBuf {
-    state_dir.join("manifest.json")
+    layout::persistent_state_manifest(state_dir)
 }
 
 /// The folder inside a state that holds its files.
 fn state_files_dir(state_dir: &Path) -> PathBuf {
-    state_dir.join(WorkspaceRoot::Persist.as_str())
+    layout::persistent_state_files(state_dir)
 }
 
 fn io_error(path: &Path, err: io::Error) -> PersistError {

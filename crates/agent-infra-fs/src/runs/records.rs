@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_application::ports::StoreError;
 use agent_domain::run::{
@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use super::store_io::{integrity, io_error, json_files, read_json, write_json, write_json_with};
 use crate::atomic::{pretty_json, write_atomic_with, write_create_only_with};
 use crate::durability::Syncer;
-use crate::layout::{DataDir, RunDir};
+use crate::layout::{DataDir, RunDir, record_file};
 
 /// A record stored as `<id>.json`, listed by creation time.
 pub(crate) trait Record: DeserializeOwned {
@@ -84,10 +84,6 @@ fn sorted<T: Record>(mut records: Vec<T>) -> Vec<T> {
     records
 }
 
-fn record_file(dir: PathBuf, id: &str) -> PathBuf {
-    dir.join(format!("{id}.json"))
-}
-
 /// Creates the run: claims the index entry create-only (so a second create fails without
 /// touching anything), then writes `run.json`.
 pub(crate) fn create_run(
@@ -131,7 +127,7 @@ pub(crate) fn save_invocation(
     invocation: &AgentInvocation,
     syncer: &Syncer,
 ) -> Result<(), StoreError> {
-    let file = record_file(dir.invocations(), invocation.id.as_str());
+    let file = record_file(&dir.invocations(), invocation.id.as_str());
     write_json_with(&file, invocation, syncer)
 }
 
@@ -140,7 +136,7 @@ pub(crate) fn load_invocation(
     run: &RunId,
     id: &InvocationId,
 ) -> Result<AgentInvocation, StoreError> {
-    read_record(&record_file(dir.invocations(), id.as_str()), id.as_str())?
+    read_record(&record_file(&dir.invocations(), id.as_str()), id.as_str())?
         .ok_or_else(|| StoreError::NotFound(format!("invocation {id} of run {run}")))
 }
 
@@ -153,7 +149,7 @@ pub(crate) fn save_task(
     task: &AgentTaskRecord,
     syncer: &Syncer,
 ) -> Result<(), StoreError> {
-    write_json_with(&record_file(dir.tasks(), task.id.as_str()), task, syncer)
+    write_json_with(&record_file(&dir.tasks(), task.id.as_str()), task, syncer)
 }
 
 pub(crate) fn load_task(
@@ -161,7 +157,7 @@ pub(crate) fn load_task(
     run: &RunId,
     id: &TaskId,
 ) -> Result<AgentTaskRecord, StoreError> {
-    read_record(&record_file(dir.tasks(), id.as_str()), id.as_str())?
+    read_record(&record_file(&dir.tasks(), id.as_str()), id.as_str())?
         .ok_or_else(|| StoreError::NotFound(format!("task {id} of run {run}")))
 }
 

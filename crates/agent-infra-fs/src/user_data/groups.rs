@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use super::{damaged, file_names, is_plain_name, read_object};
-use crate::layout::DataDir;
+use crate::layout::{DataDir, record_file};
 use crate::runs::store_io::blocking;
 
 /// The groups of one data directory, read-only.
@@ -57,7 +57,7 @@ impl FsGroups {
 }
 
 fn load_group(dir: &Path, id: &str) -> Result<Option<Group>, StoreError> {
-    let path = dir.join(format!("{id}.json"));
+    let path = record_file(dir, id);
     let Some(read) = read_object(&path, GROUP_INVALID)? else {
         return Ok(None);
     };

@@ -1,5 +1,5 @@
 //! The multi-agent tools the runtime runs itself: `agent.list`, `agent.delegate`,
-//! `agent.await`, `agent.handoff` and `task.return` (spec 000 §7.1; TauriTavern's checks
+//! `agent.await`, `agent.handoff` and `task.return` (`docs/spec-map.md`, Delegation tools; TauriTavern's checks
 //! and codes). They read and change the run's [`TaskBoard`](super::tasks::TaskBoard) and
 //! create invocations; children run in the run's scheduler (`drive`), handoff targets take
 //! over when their source stops.

@@ -40,11 +40,13 @@ impl CommitLedger {
     }
 
     /// Confirmed commits, oldest first.
+    #[cfg(test)]
     pub fn entries(&self) -> &[LedgerEntry] {
         &self.entries
     }
 
     /// Confirmed `workspace.commit` calls.
+    #[cfg(test)]
     pub fn explicit_count(&self) -> u32 {
         count(self.entries.iter().filter(|e| e.explicit))
     }
@@ -79,7 +81,7 @@ impl CommitLedger {
         self.entries.iter().map(|e| e.commit.clone()).collect()
     }
 
-    /// The terminal classification of a failure (spec 003 `run_partial_success`): with any
+    /// The terminal classification of a failure (`run_partial_success`, `docs/spec-map.md`, Run flow and events): with any
     /// host-confirmed commit it is a partial success that keeps the chat output, otherwise a
     /// failure. The driver uses the same rule for failures after the loop (persist promotion,
     /// metadata write-back).

@@ -50,13 +50,13 @@ use agent_domain::workspace::WorkspacePath;
 use serde::{Deserialize, Serialize};
 
 pub use events::{NARRATION_PREVIEW_CHARS, tool_outcome_event};
-pub use ledger::{CommitLedger, LedgerEntry};
-pub use policy::{
-    CHILD_FINISH_DENIED, DIRECT_OUTPUT_FILE, FOREGROUND_COMMIT_REQUIRED, FinishDenied,
-    MAX_TOOL_ROUNDS_EXCEEDED, PUBLISHABLE_EXTENSIONS, RESULT_IDENTITY_MISMATCH, TOOL_AFTER_FINISH,
-    TOOL_CALL_REQUIRED, TOOL_CONTROL_MISMATCH, direct_output_path, ends_invocation,
-    is_publishable_text,
+pub use ledger::CommitLedger;
+#[cfg(test)]
+use policy::{
+    CHILD_FINISH_DENIED, FOREGROUND_COMMIT_REQUIRED, MAX_TOOL_ROUNDS_EXCEEDED, TOOL_CALL_REQUIRED,
+    TOOL_CONTROL_MISMATCH,
 };
+pub use policy::{FinishDenied, RESULT_IDENTITY_MISMATCH, direct_output_path};
 pub use setup::{InvocationSetup, MachineError, ModelLabel};
 pub use step::{
     Action, AutoPublishReport, Outcome, PlannedCall, Step, ToolCallReport, ToolControl, WrittenFile,
@@ -157,32 +157,22 @@ impl InvocationMachine {
         self.snapshot.exit_policy()
     }
 
-    pub fn presentation(&self) -> Presentation {
-        self.presentation
-    }
-
     /// The current round (1-based; 0 before the first model call).
     pub fn round(&self) -> u32 {
         self.round
     }
 
-    pub fn max_rounds(&self) -> u32 {
-        self.max_rounds
-    }
-
     /// The conversation so far: the prompt, then every completed round.
+    #[cfg(test)]
     pub fn history(&self) -> &[AgentModelMessage] {
         &self.history
-    }
-
-    pub fn snapshot(&self) -> &InvocationToolSnapshot {
-        &self.snapshot
     }
 
     pub fn turn(&self) -> &ToolTurnContract {
         &self.turn
     }
 
+    #[cfg(test)]
     pub fn gate(&self) -> &ToolRequestGate {
         &self.gate
     }
@@ -191,7 +181,8 @@ impl InvocationMachine {
         &self.ledger
     }
 
-    /// The ledger, for the next invocation of a handoff chain or for run finalisation.
+    /// The ledger, consumed (the tests read what an invocation leaves).
+    #[cfg(test)]
     pub fn into_ledger(self) -> CommitLedger {
         self.ledger
     }
@@ -201,6 +192,7 @@ impl InvocationMachine {
     }
 
     /// Where text-only turns are captured.
+    #[cfg(test)]
     pub fn direct_output_path(&self) -> &WorkspacePath {
         &self.direct_output_path
     }

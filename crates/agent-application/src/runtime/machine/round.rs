@@ -601,7 +601,7 @@ impl InvocationMachine {
         }
     }
 
-    /// Auto-publish (spec 000 §7.0): in a foreground run without a confirmed explicit
+    /// Auto-publish (`docs/spec-map.md`, Workspace tools and commit): in a foreground run without a confirmed explicit
     /// commit, once all calls of a round are handled, the round's last successful write or
     /// patch is published if it is a text file.
     fn auto_publish_candidate(&self, round: &ToolRound) -> Option<WrittenFile> {

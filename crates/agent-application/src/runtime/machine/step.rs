@@ -2,9 +2,7 @@
 //! back ([`ToolCallReport`], [`AutoPublishReport`]), plus how an invocation ends
 //! ([`Outcome`]).
 
-use agent_domain::event::{
-    LoopEnding, PartialSuccessPayload, RunEvent, RunFailurePayload, WriteMode,
-};
+use agent_domain::event::{PartialSuccessPayload, RunEvent, RunFailurePayload, WriteMode};
 use agent_domain::model::AgentModelRequest;
 use agent_domain::tool::{AgentToolResult, ToolInvocation};
 use agent_domain::workspace::WorkspacePath;
@@ -108,6 +106,7 @@ impl PlannedCall {
     }
 
     /// The rejection result, when the call is not to be executed.
+    #[cfg(test)]
     pub fn rejection(&self) -> Option<&AgentToolResult> {
         match self {
             Self::Execute { .. } => None,
@@ -139,20 +138,11 @@ pub enum Outcome {
 
 impl Outcome {
     /// The failure behind a failed or partially successful end.
+    #[cfg(test)]
     pub fn failure(&self) -> Option<&RunFailurePayload> {
         match self {
             Self::Failed(failure) => Some(failure),
             Self::PartialSuccess(partial) => Some(&partial.failure),
-            _ => None,
-        }
-    }
-
-    /// How the loop ended normally, if it did.
-    pub fn loop_ending(&self) -> Option<LoopEnding> {
-        match self {
-            Self::Completed => Some(LoopEnding::Finish),
-            Self::TaskReturned => Some(LoopEnding::TaskReturn),
-            Self::HandedOff => Some(LoopEnding::Handoff),
             _ => None,
         }
     }

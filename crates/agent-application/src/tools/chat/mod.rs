@@ -1,4 +1,4 @@
-//! Chat tools: search and read the run's frozen chat prefix (spec 000 §7.4). Reference:
+//! Chat tools: search and read the run's frozen chat prefix (`docs/spec-map.md`, Chat tools). Reference:
 //! `docs/tools.md`.
 //!
 //! Both tools see only the messages `0..input_message_count` frozen when the run started;
@@ -9,13 +9,14 @@
 //! same per-call budget.
 
 pub(super) mod batch;
-#[cfg(test)]
-pub(super) mod harness;
 mod prefix;
 mod rank;
 mod read;
 mod search;
+#[cfg(test)]
+pub(super) mod test_support;
 
+#[cfg(feature = "internals")]
 pub use rank::{ChatHit, ChatSearchFilter, search_messages};
 pub(super) use read::read_messages;
 pub(super) use search::search;

@@ -29,7 +29,9 @@ pub struct ChatHit {
 }
 
 /// The best `limit` messages of `messages` for `query`: highest score first, ties broken by
-/// the higher (newer) index. Messages that do not match at all are left out.
+/// the higher (newer) index. Messages that do not match at all are left out. The tool pages
+/// through a chat with [`HitRanker`]; this one-shot form is for tests and benches.
+#[cfg(any(test, feature = "internals"))]
 pub fn search_messages(
     messages: &[ChatMessage],
     query: &Query,

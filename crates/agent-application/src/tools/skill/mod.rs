@@ -1,4 +1,4 @@
-//! Skill tools: list, search and read the skills visible to the invocation (spec 000 §7.5).
+//! Skill tools: list, search and read the skills visible to the invocation (`docs/spec-map.md`, Skill tools).
 //! Guide: `docs/tools.md`.
 //!
 //! The invocation's skills were resolved when it started ([`crate::skills`]); the tools only

@@ -1,5 +1,5 @@
 //! Workspace tools: list, search, read, write and patch files in the run's workspace
-//! (spec 000 §7.0, §7.2). Reference: `docs/tools.md`.
+//! (`docs/spec-map.md`, Workspace tools and commit). Reference: `docs/tools.md`.
 //!
 //! Every tool sees only the invocation's visible roots plus the read-only `tool-results/`,
 //! and writes only below its writable roots. Reads record read-state in the invocation's

@@ -1,5 +1,5 @@
 //! `worldinfo.read_activated`: the world-info entries activated for this generation
-//! (spec 000 §7.6). Reference: `docs/tools.md`.
+//! (`docs/spec-map.md`, World info tools). Reference: `docs/tools.md`.
 //!
 //! Without arguments the tool lists the entries (refs, names, sizes; no text); with
 //! `entries` it reads the texts of the named ones, by lines, under the same per-call budget

@@ -1,7 +1,7 @@
 use agent_domain::tool::BuiltinTool::WorldInfoReadActivated as READ;
 use serde_json::{Value, json};
 
-use crate::tools::chat::harness::Harness;
+use crate::tools::chat::test_support::Harness;
 
 fn with_activation(activation: Value) -> Harness {
     let mut h = Harness::new(Vec::new());

@@ -5,7 +5,7 @@ use agent_domain::tool::ExitPolicy;
 use serde_json::json;
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 fn task_return(id: &str) -> agent_domain::tool::ToolInvocation {
     call(id, TaskReturn, json!({"summary": "Found three scenes."}))

@@ -5,7 +5,7 @@ use agent_domain::event::{PreservedCommit, WriteMode};
 use serde_json::json;
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 #[test]
 fn commit_then_append_targets_one_message() {

@@ -4,7 +4,7 @@ use agent_domain::event::RunEvent;
 use serde_json::json;
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 #[test]
 fn drift_is_captured_reminded_and_recovered() {

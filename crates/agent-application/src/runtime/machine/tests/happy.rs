@@ -5,7 +5,7 @@ use agent_domain::model::{ModelRole, check_transcript};
 use serde_json::{Value, json};
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 /// The write → commit → finish run every other test varies.
 fn happy_world() -> World {

@@ -1,6 +1,6 @@
 //! Unit tests of the invocation machine, driven synchronously with hand-made turns.
 
-mod harness;
+mod support;
 
 mod child;
 mod commit_rules;

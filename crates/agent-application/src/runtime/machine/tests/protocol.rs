@@ -7,7 +7,7 @@ use agent_domain::tool::AgentToolResult;
 use serde_json::Value;
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 #[test]
 fn construction_checks_its_inputs() {

@@ -5,7 +5,7 @@ use agent_domain::tool::AgentToolResult;
 use serde_json::json;
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 fn publishes(world: &World) -> Vec<&str> {
     world

@@ -5,7 +5,7 @@ use agent_domain::event::RunEvent;
 use serde_json::json;
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 use crate::ports::ModelErrorKind;
 
 #[test]

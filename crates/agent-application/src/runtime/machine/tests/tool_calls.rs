@@ -6,7 +6,7 @@ use agent_domain::tool::AgentToolResult;
 use serde_json::{Value, json};
 
 use super::super::*;
-use super::harness::*;
+use super::support::*;
 
 #[test]
 fn a_finishing_call_that_is_not_last_is_refused_and_the_others_run() {

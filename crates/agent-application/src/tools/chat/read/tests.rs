@@ -3,7 +3,7 @@ use agent_domain::tool::BuiltinTool::ChatReadMessages;
 use serde_json::{Value, json};
 
 use crate::ports::ChatRole::{Assistant, User};
-use crate::tools::chat::harness::Harness;
+use crate::tools::chat::test_support::Harness;
 
 /// `count` lines of `width` characters each.
 fn lines(count: usize, width: usize) -> String {

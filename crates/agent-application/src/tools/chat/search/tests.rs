@@ -3,7 +3,7 @@ use agent_domain::tool::BuiltinTool::ChatSearch;
 use serde_json::json;
 
 use crate::ports::ChatRole::{Assistant, System, User};
-use crate::tools::chat::harness::Harness;
+use crate::tools::chat::test_support::Harness;
 
 /// A chat with one user message per text.
 fn chat_of(texts: &[&str]) -> Harness {

@@ -4,7 +4,7 @@ use agent_domain::text::search::Query;
 
 use super::*;
 use crate::ports::SearchFile;
-use crate::tools::search_corpus_hits;
+use crate::tools::workspace::search_corpus_hits;
 
 fn file(path: &str, text: Option<&str>) -> SearchFile {
     SearchFile {
