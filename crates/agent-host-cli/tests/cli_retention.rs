@@ -76,8 +76,8 @@ fn settings_are_shown_set_and_validated_beside_the_other_settings() {
     let settings_file = fx.path().join("_tauritavern/settings.json");
     fs::create_dir_all(settings_file.parent().unwrap()).unwrap();
     fs::write(&settings_file, r#"{"theme": "dark"}"#).unwrap();
-    set(&fx, "keep_recent_terminal_runs", "5");
     set(&fx, "keep_full_recent_runs", "2");
+    set(&fx, "keep_recent_terminal_runs", "5");
     let saved: Value = serde_json::from_str(&fs::read_to_string(&settings_file).unwrap()).unwrap();
     assert_eq!(saved["theme"], "dark", "other settings are kept");
     assert_eq!(saved["agent"]["retention"]["keep_recent_terminal_runs"], 5);

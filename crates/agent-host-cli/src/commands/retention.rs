@@ -29,6 +29,8 @@ pub enum RetentionCommand {
     /// keep_full_recent_runs (0 to 10000, full at most recent).
     Set {
         key: String,
+        /// The new value (a negative number is read as a value, and refused by validation).
+        #[arg(allow_hyphen_values = true)]
         value: String,
         #[arg(long)]
         json: bool,
