@@ -294,7 +294,7 @@ fn a_run_another_process_drives_is_blocked_and_never_pruned() {
     assert_eq!(blocked[0]["runId"], live.as_str());
     assert_eq!(blocked[0]["reason"], "active_run");
     assert!(fx.run_dir(&live).join("events.jsonl").is_file());
-    assert_eq!(fx.run_ids(), [live.clone()]);
+    assert_eq!(fx.run_ids(), [live.as_str()]);
     assert!(!fx.run_ids().contains(&old));
 }
 
@@ -344,7 +344,7 @@ fn when_enabled_the_cli_prunes_after_each_run_without_changing_its_outcome() {
     let third = run_id_of(assert.get_output().stderr.as_slice());
     assert_eq!(
         fx.run_ids(),
-        [third.clone()],
+        [third.as_str()],
         "{first} and {second} were pruned"
     );
     assert!(
