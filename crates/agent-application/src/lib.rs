@@ -9,6 +9,7 @@ pub mod mcp;
 pub mod ports;
 pub mod profiles;
 pub mod prompt;
+pub mod retention;
 pub mod runtime;
 pub mod scene;
 pub mod skills;

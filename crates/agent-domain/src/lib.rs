@@ -11,6 +11,7 @@ pub mod json;
 pub mod mcp;
 pub mod model;
 pub mod profile;
+pub mod retention;
 pub mod run;
 pub mod sillytavern;
 pub mod text;

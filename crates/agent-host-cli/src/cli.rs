@@ -99,6 +99,11 @@ pub enum Command {
         #[command(subcommand)]
         command: SkillsCommand,
     },
+    /// The run retention policy, and pruning old runs (docs/storage/retention.md).
+    Retention {
+        #[command(subcommand)]
+        command: crate::commands::retention::RetentionCommand,
+    },
     /// Check the agent parts of the data directory: profiles, LLM connections, skills and
     /// the skill index.
     #[command(

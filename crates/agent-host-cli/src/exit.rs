@@ -69,6 +69,8 @@ pub mod codes {
     pub const OUTPUT_FAILED: &str = "cli.output_failed";
     /// The process could not set up its async runtime or signal handlers.
     pub const STARTUP_FAILED: &str = "cli.startup_failed";
+    /// The automatic prune after a run took longer than its budget (a warning only).
+    pub const AUTO_PRUNE_TIMEOUT: &str = "cli.auto_prune_timeout";
     /// A second Ctrl-C (or SIGTERM, SIGHUP) stopped the command before its run ended.
     pub const INTERRUPTED: &str = "cli.interrupted";
 }

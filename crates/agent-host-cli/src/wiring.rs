@@ -9,6 +9,7 @@ use agent_application::doctor::Doctor;
 use agent_application::mcp::McpServers;
 use agent_application::ports::SkillStore;
 use agent_application::profiles::ProfileService;
+use agent_application::retention::RetentionService;
 use agent_application::runtime::AgentRuntime;
 use agent_domain::ErrorCode;
 use agent_infra_fs::FsStorage;
@@ -109,6 +110,17 @@ impl Host {
             Arc::new(McpClient::default()),
             Arc::new(SystemClock),
             Arc::new(UuidIds),
+        )
+    }
+
+    /// Run retention over the data directory's settings, runs and journals.
+    pub fn retention(&self) -> RetentionService {
+        RetentionService::new(
+            self.storage.settings.clone(),
+            self.storage.runs.clone(),
+            self.storage.journal.clone(),
+            self.storage.retention.clone(),
+            Arc::new(SystemClock),
         )
     }
 

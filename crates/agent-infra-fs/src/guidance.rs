@@ -5,8 +5,7 @@
 //! The process driving a run holds the OS lock of its `events.jsonl` for as long as it
 //! drives it; a free journal lock means no process drives the run, and a note is refused.
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io;
+use std::fs::OpenOptions;
 
 use agent_application::ports::{
     GuidanceItem, GuidanceMailbox, MailboxLimits, StoreError, Submission,
@@ -15,6 +14,7 @@ use agent_domain::run::RunId;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::journal::journal_held;
 use crate::layout::RunDir;
 use crate::run_locator::{Cost, RunLocator};
 use crate::runs::store_io::{io_error, read_json, write_json};
@@ -93,21 +93,6 @@ fn locked<T>(
     Ok(value)
 }
 
-/// Whether a process holds the run's journal lock, i.e. drives the run.
-fn driven(dir: &RunDir) -> Result<bool, StoreError> {
-    let path = dir.events();
-    let journal = match File::open(&path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
-        Err(err) => return Err(io_error(&path, err)),
-    };
-    match journal.try_lock_shared() {
-        Ok(()) => Ok(false),
-        Err(TryLockError::WouldBlock) => Ok(true),
-        Err(TryLockError::Error(err)) => Err(io_error(&path, err)),
-    }
-}
-
 fn submit_blocking(
     dir: &RunDir,
     item: GuidanceItem,
@@ -117,7 +102,7 @@ fn submit_blocking(
         if mailbox.closed {
             return Ok((Submission::Closed, false));
         }
-        if !driven(dir)? {
+        if !journal_held(dir)? {
             return Ok((Submission::NoDriver, false));
         }
         let items = mailbox.pending.len();
@@ -208,7 +193,7 @@ mod tests {
             mailbox.submit(&run, item("g0", "a"), LIMITS).await.unwrap(),
             Submission::NoDriver
         );
-        let journal = File::create(run_dir.events()).unwrap();
+        let journal = std::fs::File::create(run_dir.events()).unwrap();
         assert_eq!(
             mailbox.submit(&run, item("g0", "a"), LIMITS).await.unwrap(),
             Submission::NoDriver

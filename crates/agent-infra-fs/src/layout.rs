@@ -10,6 +10,7 @@
 //! <data>/groups/<id>.json                      SillyTavern groups
 //! <data>/_tauritavern/                        (on a TauriTavern install: <data>/../_tauritavern/)
 //!   agent-workspaces/.staging/<writer>/        chats being written (see `staging.rs`)
+//!   agent-workspaces/maintenance.lock          held by prunes and chat deletions
 //!   agent-workspaces/index/runs/<run>.json     run index (mirror of run.json)
 //!   agent-workspaces/index/run-summaries/<run>.json
 //!   agent-workspaces/chats/<ws>/runs/<run>/    one run (see `RunDir`)
@@ -134,6 +135,12 @@ impl DataDir {
     /// A sweeper of the temps of this data directory's dead writers (see `stale.rs`).
     pub fn sweeper(&self) -> Sweeper {
         self.writer.sweeper()
+    }
+
+    /// The lock maintenance (prunes, chat deletions) holds exclusively and run creation
+    /// shared (see `retention.rs`).
+    pub fn maintenance_lock(&self) -> PathBuf {
+        self.agent_workspaces().join("maintenance.lock")
     }
 
     pub fn run_index_dir(&self) -> PathBuf {

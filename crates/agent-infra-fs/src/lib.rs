@@ -23,6 +23,7 @@ pub mod layout;
 pub mod mcp;
 pub mod persist;
 pub mod profiles;
+pub mod retention;
 pub mod run_locator;
 pub mod runs;
 pub mod skills;

@@ -21,6 +21,7 @@ use crate::layout::DataDir;
 use crate::mcp::FsMcpRegistry;
 use crate::persist::FsPersistentStateStore;
 use crate::profiles::{FsProfileStore, FsSettingsStore};
+use crate::retention::FsRetentionStore;
 use crate::run_locator::RunLocator;
 use crate::runs::FsRunStore;
 use crate::skills::FsSkillStore;
@@ -42,6 +43,7 @@ pub struct FsStorage {
     pub chat_commits: Arc<FsChatCommitter>,
     pub profiles: Arc<FsProfileStore>,
     pub settings: Arc<FsSettingsStore>,
+    pub retention: Arc<FsRetentionStore>,
     pub skills: Arc<FsSkillStore>,
     /// Saved LLM connections; the host reads them to build model gateways.
     pub connections: Arc<FsConnectionStore>,
@@ -78,6 +80,7 @@ impl FsStorage {
             chat_commits: Arc::new(FsChatCommitter::new(data.clone())),
             profiles: Arc::new(FsProfileStore::new(data.clone())),
             settings: Arc::new(FsSettingsStore::new(data.clone())),
+            retention: Arc::new(FsRetentionStore::new(data.clone())),
             skills: Arc::new(FsSkillStore::new(data.clone())),
             connections: Arc::new(FsConnectionStore::new(data.clone())),
             cancel_requests: Arc::new(FsCancelRequests::new(locator.clone())),

@@ -22,6 +22,7 @@ mod model;
 mod persist;
 mod persona;
 mod profile;
+mod retention;
 mod run_store;
 mod skill;
 mod st_settings;
@@ -53,6 +54,7 @@ pub use model::{ModelCall, ModelDelta, ModelError, ModelErrorKind, ModelGateway,
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
 pub use persona::PersonaAvatars;
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
+pub use retention::{MaintenanceGuard, RunRetentionStore, RunStorage};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
 pub use skill::{
     SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillListing, SkillProblem, SkillRef,

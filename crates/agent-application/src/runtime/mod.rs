@@ -34,7 +34,7 @@ mod recorder;
 mod rollback;
 mod shared;
 mod start;
-mod summary;
+pub(crate) mod summary;
 mod tasks;
 mod tool_calls;
 mod views;

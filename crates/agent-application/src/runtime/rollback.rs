@@ -41,7 +41,7 @@ pub(super) async fn rollback(
             ),
         ));
     }
-    let events = read_all_events(ports, run).await?;
+    let events = read_all_events(ports.journal.as_ref(), run).await?;
     if events.iter().any(|line| line.event.is_after_end()) {
         return Err(refused(
             ALREADY_ROLLED_BACK,

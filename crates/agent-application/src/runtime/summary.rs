@@ -6,13 +6,13 @@ use agent_domain::run::{AgentRun, RunId, RunSummary};
 
 use super::errors::RuntimeError;
 use super::wiring::RuntimePorts;
-use crate::ports::EventQuery;
+use crate::ports::{EventJournal, EventQuery, JournalError};
 
 /// Every event of a run, oldest first.
-pub(super) async fn read_all_events(
-    ports: &RuntimePorts,
+pub(crate) async fn read_all_events(
+    journal: &dyn EventJournal,
     run: &RunId,
-) -> Result<Vec<JournalLine>, RuntimeError> {
+) -> Result<Vec<JournalLine>, JournalError> {
     let mut events: Vec<JournalLine> = Vec::new();
     loop {
         let query = EventQuery {
@@ -20,7 +20,7 @@ pub(super) async fn read_all_events(
             limit: Some(EventQuery::MAX_LIMIT),
             ..EventQuery::default()
         };
-        let page = ports.journal.read(run, &query).await?;
+        let page = journal.read(run, &query).await?;
         let full = page.len() >= EventQuery::MAX_LIMIT as usize;
         events.extend(page);
         if !full {
@@ -29,14 +29,18 @@ pub(super) async fn read_all_events(
     }
 }
 
-/// Projects the run's summary from its journal and stores it if the run has ended.
+/// Projects the run's summary from its journal and stores it if the run has ended. What
+/// retention noted on a stored summary (`slimmed`) is not in the journal and carries over.
 pub(super) async fn store_summary(
     ports: &RuntimePorts,
     record: &AgentRun,
 ) -> Result<RunSummary, RuntimeError> {
-    let events = read_all_events(ports, &record.id).await?;
-    let summary = RunSummary::project(record, &events);
+    let events = read_all_events(ports.journal.as_ref(), &record.id).await?;
+    let mut summary = RunSummary::project(record, &events);
     if summary.is_final() {
+        if let Some(stored) = ports.runs.load_run_summary(&record.id).await? {
+            summary.slimmed = stored.slimmed;
+        }
         ports.runs.save_run_summary(&summary).await?;
     }
     Ok(summary)

@@ -21,4 +21,4 @@ pub use record::{
     AgentInvocation, AgentRun, AgentTaskRecord, ChatKind, GenerationType, MAX_STABLE_CHAT_ID_BYTES,
     SkillScopeRefs, StableChatIdError, TaskBudget, parse_stable_chat_id,
 };
-pub use summary::{RunSummary, SummaryError, TerminalSummary};
+pub use summary::{RunSummary, SlimmedRun, SummaryError, TerminalSummary};

@@ -26,6 +26,16 @@ pub struct SummaryError {
     pub message: String,
 }
 
+/// Retention slimmed the run: every file but its record, journal and summary is gone
+/// (`docs/storage/retention.md`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SlimmedRun {
+    pub at: String,
+    pub removed_files: u64,
+    pub removed_bytes: u64,
+}
+
 /// One run as a history list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -61,6 +71,9 @@ pub struct RunSummary {
     /// A person undid the run's commits on the chat (`run_rolled_back`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rolled_back: bool,
+    /// Set when retention slimmed the run; a summary projected again keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slimmed: Option<SlimmedRun>,
 }
 
 impl RunSummary {
@@ -95,6 +108,7 @@ impl RunSummary {
             error: None,
             usage: None,
             rolled_back: false,
+            slimmed: None,
         }
     }
 

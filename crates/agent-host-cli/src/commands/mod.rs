@@ -8,6 +8,7 @@ pub mod mcp;
 pub mod model;
 pub mod profiles;
 pub mod prompt;
+pub mod retention;
 pub mod run;
 pub mod runs;
 pub mod skills;
@@ -43,6 +44,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Mcp { command } => mcp::execute(&host, command).await,
         Command::Prompt { command } => prompt::execute(&host, command).await,
         Command::Skills { command } => skills::execute(&host, command).await,
+        Command::Retention { command } => retention::execute(&host, command).await,
         Command::Doctor { json } => doctor::execute(&host, json).await,
     }
 }

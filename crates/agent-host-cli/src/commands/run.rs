@@ -58,6 +58,7 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
         quiet: args.quiet,
     };
     let outcome = drive(host, request, view).await?;
+    super::retention::after_run(host, args.json).await;
     Ok(Exit::of_run(outcome.status))
 }
 

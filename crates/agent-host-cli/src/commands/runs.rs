@@ -3,12 +3,12 @@
 
 use std::io::{self, Write};
 
-use agent_application::ports::{EventQuery, JournalError, RunListQuery, StoreError};
+use agent_application::ports::{EventQuery, JournalError, RunListQuery, RunStore, StoreError};
 use agent_application::runtime::{Guidance, ModelTurnView, RuntimeError};
 use agent_domain::event::{ChatRef, JournalLine, RunRolledBackPayload};
 use agent_domain::model::TokenUsage;
 use agent_domain::run::{
-    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary,
+    AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary, SlimmedRun,
 };
 use agent_domain::workspace::WorkspacePath;
 use futures::StreamExt;
@@ -231,6 +231,16 @@ async fn events(
         for line in &lines {
             print(line)?;
         }
+        // Not part of the journal: said on stderr so stdout stays the events alone.
+        if let Ok(Some(summary)) = host.storage.runs.load_run_summary(run).await
+            && let Some(slimmed) = &summary.slimmed
+        {
+            let _ = writeln!(
+                io::stderr().lock(),
+                "note: run {run} was slimmed {}",
+                slimmed_note(slimmed)
+            );
+        }
         return Ok(Exit::Ok);
     }
     known(host, run).await?;
@@ -362,10 +372,21 @@ fn summary_text(s: &RunSummary) -> String {
         rows.push(("error", format!("{}: {}", error.code, error.message)));
     }
     rows.push(("workspace", s.workspace_id.to_string()));
+    if let Some(slimmed) = &s.slimmed {
+        rows.push(("slimmed", slimmed_note(slimmed)));
+    }
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()
         .map(|(k, v)| format!("{k:<width$}  {v}\n"))
         .collect()
+}
+
+/// What retention removed from a slimmed run, and what is left to read.
+fn slimmed_note(slimmed: &SlimmedRun) -> String {
+    format!(
+        "at {} by retention: {} files ({} bytes) removed; the journal, record and summary remain",
+        slimmed.at, slimmed.removed_files, slimmed.removed_bytes
+    )
 }
 
 /// The run's invocations and, when it delegated or handed off, its tasks.

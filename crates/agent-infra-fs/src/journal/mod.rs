@@ -26,24 +26,46 @@ mod scan;
 mod writer;
 
 use std::collections::HashMap;
+use std::fs::{File, TryLockError};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use agent_application::ports::{EventDraft, EventJournal, EventQuery, EventStream, JournalError};
+use agent_application::ports::{
+    EventDraft, EventJournal, EventQuery, EventStream, JournalError, StoreError,
+};
 use agent_domain::event::{DurabilityBarrier, JournalLine};
 use agent_domain::run::{RunId, WorkspaceId};
 use async_trait::async_trait;
 use tokio::sync::broadcast;
 
 use crate::durability::{Durability, Syncer};
+use crate::layout::RunDir;
 use crate::run_locator::{LocateError, RunLocator};
+use crate::runs::store_io::io_error as store_io_error;
 use follow::Start;
 use scan::io_error;
 use writer::{Appended, RunWriter};
 
 use page::page_limit;
 pub use page::{LIMIT_INVALID, belongs_to, read_page};
+
+/// Whether a process holds the run's journal lock: drives the run, or changes it otherwise
+/// (a rollback, a prune). Tested with a shared lock that is released at once.
+pub(crate) fn journal_held(dir: &RunDir) -> Result<bool, StoreError> {
+    let path = dir.events();
+    let journal = match File::open(&path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(err) => return Err(store_io_error(&path, err)),
+    };
+    match journal.try_lock_shared() {
+        Ok(()) => Ok(false),
+        Err(TryLockError::WouldBlock) => Ok(true),
+        Err(TryLockError::Error(err)) => Err(store_io_error(&path, err)),
+    }
+}
 
 /// How often a follower looks at the file for events appended by other processes.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(250);

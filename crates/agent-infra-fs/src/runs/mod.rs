@@ -73,6 +73,9 @@ impl RunStore for FsRunStore {
     async fn create_run(&self, run: &AgentRun) -> Result<(), StoreError> {
         let (record, syncer) = (run.clone(), self.locator.syncer().clone());
         self.with_data(move |data| {
+            // No run starts while maintenance (a prune, a chat deletion) holds the data
+            // directory; maintenance that follows finds the run in the index, unfinished.
+            let _start = crate::retention::hold_for_run_start(data)?;
             crate::stale::sweep_for_new_run(data, &record.workspace_id);
             records::create_run(data, &record, &syncer)
         })
