@@ -559,6 +559,81 @@ pub enum SkillsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// One skill: its front matter, index facts, files and problems (a broken skill too).
+    Show {
+        name: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install a skill folder or `.zip`/`.skill` archive; prints what it installs first.
+    Import {
+        path: PathBuf,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        /// Only print what would be installed (name, description, files, conflicts).
+        #[arg(long)]
+        preview: bool,
+        /// Replace an installed skill of the same name.
+        #[arg(long, conflicts_with = "preview")]
+        replace: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy a skill to DEST, which must not exist: a folder, or an archive when DEST ends
+    /// in `.zip` or `.skill`.
+    Export {
+        name: String,
+        dest: PathBuf,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a file of a skill (default `SKILL.md`).
+    Read {
+        name: String,
+        file: Option<String>,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace or create a file of a skill with standard input; the skill must stay valid.
+    Write {
+        name: String,
+        file: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rename a skill within its scope (its folder and its front matter `name`).
+    Move {
+        name: String,
+        new_name: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Uninstall a skill.
+    Remove {
+        name: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The scope a skills subcommand works in.
+#[derive(Debug, Args)]
+pub struct SkillScopeArg {
+    /// `global`, `preset:<apiId>:<name>`, `profile:<id>` or `character:<id>`.
+    #[arg(long, value_name = "SCOPE", default_value = "global")]
+    pub scope: String,
 }
 
 #[derive(Debug, Subcommand)]
