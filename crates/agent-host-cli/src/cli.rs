@@ -177,6 +177,10 @@ pub enum RunsCommand {
         /// At most this many runs (1..=200, default 50).
         #[arg(long, value_name = "N")]
         limit: Option<u32>,
+        /// The next page: only runs older than this run (the cursor the previous page
+        /// printed).
+        #[arg(long, value_name = "RUN_ID")]
+        before: Option<String>,
         #[arg(long)]
         json: bool,
     },
