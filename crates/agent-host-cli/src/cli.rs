@@ -337,6 +337,19 @@ pub enum ProfilesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Scan the saved profile files: each that cannot be used, with its suggested repair.
+    /// Exits 1 when any file has a problem.
+    Health {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Apply the suggested repair to a saved profile file (delete it, or rewrite its
+    /// header).
+    Repair {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a profile document.
     Show {
         id: String,
