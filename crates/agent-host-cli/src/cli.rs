@@ -182,6 +182,10 @@ pub enum RunsCommand {
         /// At most this many runs (1..=200, default 50).
         #[arg(long, value_name = "N")]
         limit: Option<u32>,
+        /// The next page: only runs older than this run (the cursor the previous page
+        /// printed).
+        #[arg(long, value_name = "RUN_ID")]
+        before: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -335,6 +339,19 @@ pub enum ToolsCommand {
 pub enum ProfilesCommand {
     /// List the profiles (the built-in `default-writer` and the saved ones).
     List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scan the saved profile files: each that cannot be used, with its suggested repair.
+    /// Exits 1 when any file has a problem.
+    Health {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Apply the suggested repair to a saved profile file (delete it, or rewrite its
+    /// header).
+    Repair {
+        id: String,
         #[arg(long)]
         json: bool,
     },
@@ -564,6 +581,81 @@ pub enum SkillsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// One skill: its front matter, index facts, files and problems (a broken skill too).
+    Show {
+        name: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install a skill folder or `.zip`/`.skill` archive; prints what it installs first.
+    Import {
+        path: PathBuf,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        /// Only print what would be installed (name, description, files, conflicts).
+        #[arg(long)]
+        preview: bool,
+        /// Replace an installed skill of the same name.
+        #[arg(long, conflicts_with = "preview")]
+        replace: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy a skill to DEST, which must not exist: a folder, or an archive when DEST ends
+    /// in `.zip` or `.skill`.
+    Export {
+        name: String,
+        dest: PathBuf,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a file of a skill (default `SKILL.md`).
+    Read {
+        name: String,
+        file: Option<String>,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace or create a file of a skill with standard input; the skill must stay valid.
+    Write {
+        name: String,
+        file: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rename a skill within its scope (its folder and its front matter `name`).
+    Move {
+        name: String,
+        new_name: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Uninstall a skill.
+    Remove {
+        name: String,
+        #[command(flatten)]
+        scope: SkillScopeArg,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The scope a skills subcommand works in.
+#[derive(Debug, Args)]
+pub struct SkillScopeArg {
+    /// `global`, `preset:<apiId>:<name>`, `profile:<id>` or `character:<id>`.
+    #[arg(long, value_name = "SCOPE", default_value = "global")]
+    pub scope: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -130,3 +130,110 @@ fn bad_profiles_exit_2() {
 }
 
 use predicates::prelude::PredicateBooleanExt;
+
+#[test]
+fn profiles_health_suggests_repairs_and_repair_applies_them() {
+    let fx = Fixture::new();
+    let mut doc = json_of(
+        &fx.cmd()
+            .args(["profiles", "show", "default-writer"])
+            .assert()
+            .code(0),
+    );
+    let dir = fx.path().join("_tauritavern/agent-profiles/profiles");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("garbled.json"), "{\"schemaVersion\": 3,").unwrap();
+    // A good profile under the wrong id: its header needs the file's id.
+    doc["id"] = "someone-else".into();
+    doc["schemaVersion"] = 99.into();
+    std::fs::write(dir.join("renamed.json"), doc.to_string()).unwrap();
+    // A profile breaking a rule only a person can fix.
+    let mut broken = doc.clone();
+    broken["id"] = "broken".into();
+    broken["schemaVersion"] = 3.into();
+    broken["tools"]["maxRounds"] = 0.into();
+    std::fs::write(dir.join("broken.json"), broken.to_string()).unwrap();
+
+    let health = json_of(
+        &fx.cmd()
+            .args(["profiles", "health", "--json"])
+            .assert()
+            .code(1),
+    );
+    let issues: Vec<(String, String, Option<String>)> = health["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|issue| {
+            (
+                issue["id"].as_str().unwrap().to_owned(),
+                issue["kind"].as_str().unwrap().to_owned(),
+                issue["repair"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    let owned = |id: &str, kind: &str, repair: Option<&str>| {
+        (id.to_owned(), kind.to_owned(), repair.map(str::to_owned))
+    };
+    assert_eq!(
+        issues,
+        [
+            owned("broken", "invalidProfile", None),
+            owned("garbled", "invalidJson", Some("delete")),
+            owned("renamed", "invalidFileIdentity", Some("normalizeIdentity")),
+        ]
+    );
+    fx.cmd()
+        .args(["profiles", "health"])
+        .assert()
+        .code(1)
+        .stdout(contains("repair: delete (profiles repair garbled)"))
+        .stdout(contains("0 usable, 3 with problems"));
+
+    fx.cmd()
+        .args(["profiles", "repair", "garbled"])
+        .assert()
+        .code(0)
+        .stdout("garbled: delete\n");
+    assert!(!dir.join("garbled.json").exists());
+    let renamed = json_of(
+        &fx.cmd()
+            .args(["profiles", "repair", "renamed", "--json"])
+            .assert()
+            .code(0),
+    );
+    assert_eq!(renamed["repair"], "normalizeIdentity");
+    assert!(renamed.get("remaining").is_none(), "{renamed}");
+    let shown = json_of(
+        &fx.cmd()
+            .args(["profiles", "show", "renamed"])
+            .assert()
+            .code(0),
+    );
+    assert_eq!(
+        (shown["id"].as_str(), shown["schemaVersion"].as_u64()),
+        (Some("renamed"), Some(3))
+    );
+    fx.cmd()
+        .args(["profiles", "repair", "broken"])
+        .assert()
+        .code(2)
+        .stderr(contains("agent.profile_repair_unavailable"));
+    fx.cmd()
+        .args(["profiles", "repair", "renamed"])
+        .assert()
+        .code(2)
+        .stderr(contains("agent.profile_repair_not_needed"));
+    fx.cmd()
+        .args(["profiles", "repair", "nobody"])
+        .assert()
+        .code(2)
+        .stderr(contains("agent.profile_not_found"));
+    let health = json_of(
+        &fx.cmd()
+            .args(["profiles", "health", "--json"])
+            .assert()
+            .code(1),
+    );
+    assert_eq!(health["usable"], 1);
+}

@@ -33,7 +33,8 @@ fn seqs(stdout: &str) -> Vec<u64> {
 fn runs_list_shows_the_run_and_filters() {
     let (fx, run_id) = finished_run();
     let list = json_of(&fx.cmd().args(["runs", "list", "--json"]).assert().code(0));
-    let runs = list.as_array().unwrap();
+    assert_eq!(list["next"], Value::Null);
+    let runs = list["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["id"], run_id.as_str());
     assert_eq!(runs[0]["status"], "completed");
@@ -61,25 +62,58 @@ fn runs_list_shows_the_run_and_filters() {
             .assert()
             .code(0),
     );
-    assert_eq!(none, serde_json::json!([]));
+    assert_eq!(none["runs"], serde_json::json!([]));
     let by_chat = json_of(
         &fx.cmd()
             .args(["runs", "list", "--chat", CHAT, "--limit", "5", "--json"])
             .assert()
             .code(0),
     );
-    assert_eq!(by_chat.as_array().unwrap().len(), 1);
+    assert_eq!(by_chat["runs"].as_array().unwrap().len(), 1);
     let other_chat = json_of(
         &fx.cmd()
             .args(["runs", "list", "--chat", "Bob/other.jsonl", "--json"])
             .assert()
             .code(0),
     );
-    assert_eq!(other_chat, serde_json::json!([]));
+    assert_eq!(other_chat["runs"], serde_json::json!([]));
     fx.cmd()
         .args(["runs", "list", "--status", "sideways"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn runs_list_pages_with_a_cursor() {
+    let (fx, first) = finished_run();
+    let assert = fx.run_script(&completing_script(), &[]).code(0);
+    let second = run_id_of(assert.get_output().stderr.as_slice());
+    let page = |extra: &[&str]| {
+        let mut args = vec!["runs", "list", "--limit", "1", "--json"];
+        args.extend_from_slice(extra);
+        json_of(&fx.cmd().args(&args).assert().code(0))
+    };
+    let newest = page(&[]);
+    assert_eq!(newest["runs"][0]["id"], second.as_str());
+    assert_eq!(newest["next"], second.as_str());
+    let older = page(&["--before", &second]);
+    assert_eq!(older["runs"][0]["id"], first.as_str());
+    assert_eq!(older["next"], Value::Null);
+    fx.cmd()
+        .args(["runs", "list", "--limit", "1"])
+        .assert()
+        .code(0)
+        .stdout(contains(format!("more: runs list --before {second}")));
+    // Filters hold across pages: no completed run is older than the first.
+    let done = page(&["--before", &first, "--status", "completed"]);
+    assert_eq!(done["runs"], serde_json::json!([]));
+    for bad in ["nonsense", "run_00000000000000000000000000"] {
+        fx.cmd()
+            .args(["runs", "list", "--before", bad, "--json"])
+            .assert()
+            .code(2)
+            .stderr(contains("agent.run_history_cursor_invalid"));
+    }
 }
 
 #[test]

@@ -209,7 +209,7 @@ async fn the_index_is_rewritten_in_tauritaverns_exact_format() {
     let original = fx.index_bytes();
 
     fx.store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("alchemy", "Brews."),
             false,
@@ -286,7 +286,7 @@ async fn imports_compute_the_entry_tauritavern_computes() {
     let fx = Fixture::new();
     let installed = fixture_dir("tauritavern-v2").join("_tauritavern/skills/installed");
     fx.store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &installed.join("global/pdf-tools"),
             false,
@@ -294,7 +294,7 @@ async fn imports_compute_the_entry_tauritavern_computes() {
         .await
         .unwrap();
     fx.store
-        .import_dir(
+        .import(
             &seraphina(),
             &installed.join(SERAPHINA_DIR).join("voice"),
             false,
@@ -465,7 +465,7 @@ async fn a_failed_migration_puts_everything_back() {
     assert!(poem.text.unwrap().contains("short poems"));
     let refused = fx
         .store
-        .import_dir(&SkillScope::Global, &fx.skill_source("new", "New."), false)
+        .import(&SkillScope::Global, &fx.skill_source("new", "New."), false)
         .await
         .unwrap_err();
     assert_eq!(refused.code(), "skill.index_migration_failed");
@@ -500,7 +500,7 @@ async fn an_index_of_an_unknown_version_is_left_untouched() {
     );
     let import = fx
         .store
-        .import_dir(&SkillScope::Global, &fx.skill_source("new", "New."), false)
+        .import(&SkillScope::Global, &fx.skill_source("new", "New."), false)
         .await
         .unwrap_err();
     assert_eq!(import.code(), "skill.index_version_unsupported");
@@ -619,7 +619,7 @@ async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
     let fx = Fixture::new();
     let imported = fx
         .store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("poetry", "Writes poems."),
             false,
@@ -628,7 +628,7 @@ async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
         .unwrap();
     assert_eq!(imported, entry("poetry", "Writes poems."));
     fx.store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("alchemy", "Brews."),
             false,
@@ -643,7 +643,7 @@ async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
 
     let again = fx
         .store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("poetry", "Writes poems."),
             false,
@@ -660,7 +660,7 @@ async fn import_lists_indexes_and_refuses_a_second_copy_unless_replacing() {
         )],
     );
     fx.store
-        .import_dir(&SkillScope::Global, &newer, true)
+        .import(&SkillScope::Global, &newer, true)
         .await
         .unwrap();
     assert_eq!(
@@ -709,14 +709,14 @@ async fn imports_need_a_valid_skill() {
     for (folder, files, code) in cases {
         let err = fx
             .store
-            .import_dir(&SkillScope::Global, &fx.source(folder, files), false)
+            .import(&SkillScope::Global, &fx.source(folder, files), false)
             .await
             .unwrap_err();
         assert_eq!(err.code(), code, "{folder}: {err}");
     }
     let missing = fx
         .store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             Path::new("/definitely/not/here"),
             false,
@@ -733,7 +733,7 @@ async fn imports_need_a_valid_skill() {
         std::os::unix::fs::symlink("/etc", linked.join("refs/etc")).unwrap();
         let err = fx
             .store
-            .import_dir(&SkillScope::Global, &linked, false)
+            .import(&SkillScope::Global, &linked, false)
             .await
             .unwrap_err();
         assert_eq!(err.code(), "skill.unsafe_file", "{err}");
@@ -745,7 +745,7 @@ async fn imports_need_a_valid_skill() {
 async fn reading_files_of_a_skill() {
     let fx = Fixture::new();
     fx.store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("poetry", "Writes poems."),
             false,
@@ -817,7 +817,7 @@ async fn reading_files_of_a_skill() {
 async fn search_corpus_covers_a_skill_a_folder_or_a_file() {
     let fx = Fixture::new();
     fx.store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("poetry", "Writes poems."),
             false,
@@ -873,7 +873,7 @@ async fn search_corpus_covers_a_skill_a_folder_or_a_file() {
 async fn export_copies_to_a_new_folder_and_remove_uninstalls() {
     let fx = Fixture::new();
     fx.store
-        .import_dir(
+        .import(
             &SkillScope::Global,
             &fx.skill_source("poetry", "Writes poems."),
             false,
@@ -882,23 +882,20 @@ async fn export_copies_to_a_new_folder_and_remove_uninstalls() {
         .unwrap();
 
     let target = fx.dir.path().join("exported/poetry");
-    fx.store
-        .export_dir(&global("poetry"), &target)
-        .await
-        .unwrap();
+    fx.store.export(&global("poetry"), &target).await.unwrap();
     assert_eq!(
         fs::read(target.join("logo.bin")).unwrap(),
         [0xff, 0x00, 0xfe]
     );
     let again = fx
         .store
-        .export_dir(&global("poetry"), &target)
+        .export(&global("poetry"), &target)
         .await
         .unwrap_err();
     assert!(matches!(again, StoreError::AlreadyExists(_)));
     let ghost = fx
         .store
-        .export_dir(&global("ghost"), &fx.dir.path().join("g"))
+        .export(&global("ghost"), &fx.dir.path().join("g"))
         .await
         .unwrap_err();
     assert!(matches!(ghost, StoreError::NotFound(_)));
@@ -933,7 +930,7 @@ async fn every_scope_has_its_own_folder() {
         (&seraphina(), "voice"),
     ] {
         fx.store
-            .import_dir(
+            .import(
                 scope,
                 &fx.skill_source(name, &format!("{name} skill")),
                 false,

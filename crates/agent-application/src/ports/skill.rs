@@ -60,6 +60,30 @@ impl SkillScope {
             Self::Character { character_id } => format!("character:{character_id}"),
         }
     }
+
+    /// The scope a [`label`](Self::label) names; `None` for text that is not a label. A
+    /// preset's name may itself hold `:` (only the first one after the api id splits).
+    pub fn from_label(label: &str) -> Option<Self> {
+        let (kind, rest) = label.split_once(':').unwrap_or((label, ""));
+        let nonempty = |text: &str| (!text.is_empty()).then(|| text.to_owned());
+        match kind {
+            "global" if rest.is_empty() && !label.ends_with(':') => Some(Self::Global),
+            "preset" => {
+                let (api_id, name) = rest.split_once(':')?;
+                Some(Self::Preset {
+                    api_id: nonempty(api_id)?,
+                    name: nonempty(name)?,
+                })
+            }
+            "profile" => Some(Self::Profile {
+                profile_id: nonempty(rest)?,
+            }),
+            "character" => Some(Self::Character {
+                character_id: nonempty(rest)?,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for SkillScope {
@@ -317,5 +341,24 @@ mod tests {
         };
         assert_eq!(preset.label(), "preset:openai:My Preset");
         assert_eq!(SkillScope::Global.label(), "global");
+        assert_eq!(
+            SkillScope::from_label("preset:openai:My Preset"),
+            Some(preset)
+        );
+        assert_eq!(SkillScope::from_label("global"), Some(SkillScope::Global));
+        assert_eq!(
+            SkillScope::from_label("character:Seraphina"),
+            Some(seraphina.clone())
+        );
+        for bad in [
+            "",
+            "global:",
+            "global:x",
+            "preset:openai",
+            "profile:",
+            "scope:x",
+        ] {
+            assert_eq!(SkillScope::from_label(bad), None, "{bad}");
+        }
     }
 }

@@ -29,6 +29,15 @@ pub enum ProfileServiceError {
     /// The built-in profile exists without a file; there is nothing to delete.
     #[error("`{id}` is the built-in profile; only a saved file that overrides it can be deleted")]
     BuiltinReadonly { id: String },
+    /// A repair was asked for a stored profile that reads and validates.
+    #[error("stored profile `{id}` reads and validates; there is nothing to repair")]
+    RepairNotNeeded { id: String },
+    /// The stored profile's problem has no automatic repair.
+    #[error(
+        "stored profile `{id}` cannot be repaired automatically ({problem}); fix it by hand \
+         with `profiles show` and `profiles save`, or delete it"
+    )]
+    RepairUnavailable { id: String, problem: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -49,6 +58,8 @@ impl ErrorCode for ProfileServiceError {
             Self::Profile(error) | Self::Stored { error, .. } => error.code(),
             Self::IdMismatch { .. } => "agent.profile_id_mismatch",
             Self::BuiltinReadonly { .. } => "agent.profile_builtin_readonly",
+            Self::RepairNotNeeded { .. } => "agent.profile_repair_not_needed",
+            Self::RepairUnavailable { .. } => "agent.profile_repair_unavailable",
             Self::Store(error) => error.code(),
         }
     }

@@ -1,5 +1,6 @@
 //! Agent profile management: the Host ABI's `profiles.list / load / resolveSystemPrompt /
-//! save / delete / diagnose`, over the [`ProfileStore`] port.
+//! save / delete / diagnose`, plus the storage health scan and its repairs, over the
+//! [`ProfileStore`] port.
 //!
 //! The rules live in `agent_domain::profile`; this service adds what needs storage. The
 //! built-in `default-writer` exists without a file, and a stored file of that id replaces
@@ -11,6 +12,7 @@
 mod error;
 mod health;
 mod service;
+mod storage;
 mod stored;
 
 #[cfg(test)]
@@ -24,6 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use error::ProfileServiceError;
 pub use health::{HealthStatus, IssueSeverity, ProfileHealth, ProfileIssue};
 pub use service::ProfileService;
+pub use storage::{ProfileRepair, RepairOutcome, StorageHealth, StorageIssue};
 pub use stored::{ProblemKind, ProfileProblem};
 
 /// A profile as loaded: the document (current schema), where it came from, and its

@@ -20,7 +20,7 @@ use crate::prompt::agent_system_prompt;
 /// Lists, loads, resolves, saves, deletes and diagnoses agent profiles.
 #[derive(Clone)]
 pub struct ProfileService {
-    store: Arc<dyn ProfileStore>,
+    pub(super) store: Arc<dyn ProfileStore>,
     /// When set, `diagnose` checks that a `connectionRef` profile's connection exists.
     connections: Option<Arc<dyn ConnectionStore>>,
     /// When set, `diagnose` compiles the profile's tool snapshot against the cached MCP

@@ -1,7 +1,7 @@
-//! `profiles list | show | save | delete | diagnose | system-prompt`, through the profile
-//! service.
+//! `profiles list | health | repair | show | save | delete | diagnose | system-prompt`,
+//! through the profile service.
 
-use agent_application::profiles::{ProfileListing, ProfileServiceError};
+use agent_application::profiles::{ProfileListing, ProfileServiceError, StorageHealth};
 use serde_json::json;
 
 use crate::cli::ProfilesCommand;
@@ -19,6 +19,28 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
                 json::print_pretty(&listings)?;
             } else {
                 print!("{}", listing_table(&listings));
+            }
+        }
+        ProfilesCommand::Health { json } => {
+            let health = profiles.storage_health().await.map_err(profile_error)?;
+            if json {
+                json::print_pretty(&health)?;
+            } else {
+                print!("{}", health_text(&health));
+            }
+            if !health.issues.is_empty() {
+                return Ok(Exit::Failure);
+            }
+        }
+        ProfilesCommand::Repair { id, json } => {
+            let outcome = profiles.repair(&id).await.map_err(profile_error)?;
+            if json {
+                json::print_pretty(&outcome)?;
+            } else {
+                println!("{}: {}", outcome.id, json::name_of(&outcome.repair));
+                if let Some(problem) = &outcome.remaining {
+                    println!("  still not usable: {}: {}", problem.code, problem.message);
+                }
             }
         }
         ProfilesCommand::Show { id, json } => {
@@ -88,13 +110,43 @@ pub async fn execute(host: &Host, command: ProfilesCommand) -> CmdResult {
 /// mistake (exit 2); broken stored files and storage failures are not (exit 1).
 pub fn profile_error(error: ProfileServiceError) -> Failed {
     let exit = match &error {
-        ProfileServiceError::Profile(_) | ProfileServiceError::BuiltinReadonly { .. } => {
-            Exit::Usage
-        }
+        ProfileServiceError::Profile(_)
+        | ProfileServiceError::BuiltinReadonly { .. }
+        | ProfileServiceError::RepairNotNeeded { .. }
+        | ProfileServiceError::RepairUnavailable { .. } => Exit::Usage,
         other if other.is_not_found() => Exit::Usage,
         _ => Exit::Failure,
     };
     Failed::of(exit, &error)
+}
+
+/// One line per stored file that cannot be used, with its suggested repair, and a verdict.
+fn health_text(health: &StorageHealth) -> String {
+    let mut out = String::new();
+    for issue in &health.issues {
+        let problem = &issue.problem;
+        let fix = match issue.repair {
+            Some(repair) => format!(
+                "repair: {} (profiles repair {})",
+                json::name_of(&repair),
+                problem.id
+            ),
+            None => "repair: by hand (profiles show, then profiles save)".to_owned(),
+        };
+        out.push_str(&format!(
+            "{} {}: {}: {}\n  {fix}\n",
+            problem.id,
+            json::name_of(&problem.kind),
+            problem.code,
+            problem.message
+        ));
+    }
+    out.push_str(&format!(
+        "{} usable, {} with problems\n",
+        health.usable,
+        health.issues.len()
+    ));
+    out
 }
 
 fn listing_table(listings: &[ProfileListing]) -> String {

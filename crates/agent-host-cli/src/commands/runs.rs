@@ -3,7 +3,9 @@
 
 use std::io::{self, Write};
 
-use agent_application::ports::{EventQuery, JournalError, RunListQuery, RunStore, StoreError};
+use agent_application::ports::{
+    EventQuery, JournalError, RunCursor, RunListQuery, RunStore, StoreError,
+};
 use agent_application::runtime::{Guidance, ModelTurnView, RuntimeError};
 use agent_domain::event::{ChatRef, JournalLine, RunRolledBackPayload};
 use agent_domain::model::TokenUsage;
@@ -26,23 +28,33 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             chat,
             status,
             limit,
+            before,
             json,
         } => {
             let chat_ref = match chat {
                 Some(raw) => Some(resolve_chat(&host.storage.data, &raw)?.0),
                 None => None,
             };
+            let before = match before {
+                Some(raw) => Some(cursor_of(host, &raw).await?),
+                None => None,
+            };
             let query = RunListQuery {
                 chat_ref,
                 statuses: status.into_iter().map(Into::into).collect(),
                 limit,
+                before,
                 ..RunListQuery::default()
             };
             let page = host.runtime.list_runs(&query).await.map_err(runtime)?;
+            let next = page.next.as_ref().map(|cursor| cursor.run_id.to_string());
             if json {
-                json::print_pretty(&page.runs)?;
+                json::print_pretty(&serde_json::json!({"runs": page.runs, "next": next}))?;
             } else {
                 print!("{}", runs_table(&page.runs));
+                if let Some(next) = next {
+                    println!("more: runs list --before {next}");
+                }
             }
             Ok(Exit::Ok)
         }
@@ -271,6 +283,28 @@ async fn known(host: &Host, run: &RunId) -> CmdResult<()> {
 }
 
 /// A run id from the command line; a malformed one is a usage error.
+/// The cursor `--before RUN_ID` names: the position of that run in the listing. A run id
+/// that names no run is `agent.run_history_cursor_invalid`.
+async fn cursor_of(host: &Host, raw: &str) -> CmdResult<RunCursor> {
+    let invalid = |detail: String| {
+        Failed::new(
+            Exit::Usage,
+            "agent.run_history_cursor_invalid",
+            format!("--before {raw}: {detail}"),
+        )
+    };
+    let id = RunId::parse(raw).map_err(|err| invalid(err.to_string()))?;
+    let run = host
+        .runtime
+        .load_run(&id)
+        .await
+        .map_err(|err| invalid(err.to_string()))?;
+    Ok(RunCursor {
+        created_at: run.created_at,
+        run_id: run.id,
+    })
+}
+
 pub fn run_id_arg(raw: &str) -> CmdResult<RunId> {
     RunId::parse(raw).or_usage()
 }

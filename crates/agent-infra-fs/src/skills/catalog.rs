@@ -1,5 +1,6 @@
 //! Reading skills: listing a scope (every valid skill, and a problem for every folder that
-//! is not one), the scopes the index knows, and confined reads of a skill's files.
+//! is not one), the scopes the index knows, one skill's details, and confined reads of a
+//! skill's files.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -11,9 +12,11 @@ use agent_application::ports::{
     SkillProblem, SkillRef, SkillScope, StoreError,
 };
 use agent_domain::workspace::WorkspacePath;
+use serde::Serialize;
 
 use super::fault::{INDEX_FOLDER, SkillFault};
 use super::index;
+use super::install::{SkillFileSize, file_sizes};
 use super::manifest::{self, Manifest, SKILL_FILE};
 use super::scopes::{GLOBAL_DIR, dir_name, is_scope_dir_name};
 use super::state::{self, IndexState};
@@ -343,4 +346,67 @@ pub(crate) fn search_corpus(
         })
         .collect::<Result<_, StoreError>>()?;
     Ok(SearchCorpus { files, truncated })
+}
+
+/// One skill as `skills show` presents it: what its front matter and the index say, its
+/// files, and every problem its scope's listing reports about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillDetails {
+    pub scope: SkillScope,
+    pub name: String,
+    /// `None` when the front matter does not read (the problem says why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    pub tags: Vec<String>,
+    /// From the index entry, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed_hash: Option<String>,
+    /// Empty when the folder holds a link or special file (a problem says which).
+    pub files: Vec<SkillFileSize>,
+    pub problems: Vec<SkillProblem>,
+}
+
+/// The details of `skill`, whether or not it reads; `NotFound` without a folder.
+pub(crate) fn details(
+    data: &DataDir,
+    skill: &SkillRef,
+    now: &str,
+) -> Result<SkillDetails, StoreError> {
+    let listing = list(data, &skill.scope, now)?;
+    let dir = skill_dir(data, skill)?;
+    let manifest = manifest::read(&dir).ok();
+    let entry = match state::load(data, now)? {
+        IndexState::Current(index) => index.find(&skill.scope, &skill.name).cloned(),
+        _ => None,
+    };
+    let problems = listing
+        .problems
+        .into_iter()
+        .filter(|problem| {
+            problem.scope.as_ref() == Some(&skill.scope)
+                && problem.folder.as_deref() == Some(skill.name.as_str())
+        })
+        .collect();
+    Ok(SkillDetails {
+        scope: skill.scope.clone(),
+        name: skill.name.clone(),
+        description: manifest.as_ref().map(|m| m.description.clone()),
+        license: manifest.as_ref().and_then(|m| m.license.clone()),
+        author: manifest.as_ref().and_then(|m| m.author.clone()),
+        version: manifest.as_ref().and_then(|m| m.version.clone()),
+        tags: manifest.map(|m| m.tags).unwrap_or_default(),
+        installed_at: entry.as_ref().map(|e| e.installed_at.clone()),
+        installed_hash: entry.map(|e| e.installed_hash),
+        files: file_sizes(&dir).unwrap_or_default(),
+        problems,
+    })
 }

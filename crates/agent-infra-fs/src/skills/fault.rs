@@ -64,6 +64,33 @@ pub(crate) enum SkillFault {
     FolderMissing(String),
     #[error("{0}")]
     NotIndexed(String),
+    #[error("the skill archive cannot be read: {0}")]
+    ArchiveInvalid(String),
+    #[error(
+        "the skill archive has {0} entries; at most {max} are allowed",
+        max = super::archive::MAX_ENTRIES
+    )]
+    ArchiveTooManyEntries(usize),
+    #[error(
+        "`{path}` in the skill archive unpacks to {bytes} bytes or more; at most {max} are \
+         allowed per file",
+        max = super::package::MAX_FILE_BYTES
+    )]
+    ArchiveEntryTooLarge { path: String, bytes: u64 },
+    #[error(
+        "the skill archive unpacks to {0} bytes or more; at most {max} are allowed in all",
+        max = super::package::MAX_TOTAL_BYTES
+    )]
+    ArchiveTooLarge(u64),
+    #[error("{0}")]
+    ArchiveUnsafeEntry(String),
+    #[error("`{0}` in the skill archive is a symbolic link; links are not allowed in a skill")]
+    ArchiveLink(String),
+    #[error(
+        "the `name` of SKILL.md is not one plain `name: ...` line, so it cannot be rewritten; \
+         edit SKILL.md by hand ({0})"
+    )]
+    NameNotRewritable(String),
 }
 
 impl ErrorCode for SkillFault {
@@ -93,6 +120,13 @@ impl ErrorCode for SkillFault {
             Self::ScopeUnknown(_) => "skill.scope_unknown",
             Self::FolderMissing(_) => "skill.folder_missing",
             Self::NotIndexed(_) => "skill.not_indexed",
+            Self::ArchiveInvalid(_) => "skill.archive_invalid",
+            Self::ArchiveTooManyEntries(_) => "skill.archive_too_many_entries",
+            Self::ArchiveEntryTooLarge { .. } => "skill.archive_entry_too_large",
+            Self::ArchiveTooLarge(_) => "skill.archive_too_large",
+            Self::ArchiveUnsafeEntry(_) => "skill.archive_unsafe_entry",
+            Self::ArchiveLink(_) => "skill.archive_link",
+            Self::NameNotRewritable(_) => "skill.name_not_rewritable",
         }
     }
 }

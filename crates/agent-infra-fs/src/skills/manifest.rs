@@ -105,6 +105,39 @@ pub(crate) fn parse(text: &str) -> Result<Manifest, SkillFault> {
     })
 }
 
+/// `text` (a whole `SKILL.md`) with its skill renamed to `name`: the front matter's
+/// top-level `name: ...` line is replaced and everything else is kept byte for byte. The
+/// result is parsed again and must name `name`; a `name` that is not one plain line (a
+/// block scalar, a flow mapping) cannot be rewritten this way and is refused.
+pub(crate) fn with_name(text: &str, name: &str) -> Result<String, SkillFault> {
+    parse(text)?;
+    let mut out = String::with_capacity(text.len() + name.len());
+    let mut in_front_matter = false;
+    let mut replaced = false;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if number == 0 {
+            in_front_matter = true;
+        } else if in_front_matter && bare.starts_with("---") {
+            in_front_matter = false;
+        } else if in_front_matter && !replaced && bare.starts_with("name:") {
+            out.push_str("name: ");
+            out.push_str(name);
+            out.push_str(&line[bare.len()..]);
+            replaced = true;
+            continue;
+        }
+        out.push_str(line);
+    }
+    match parse(&out) {
+        Ok(manifest) if replaced && manifest.name == name => Ok(out),
+        Ok(_) => Err(SkillFault::NameNotRewritable(
+            "no top-level `name:` line was found".to_owned(),
+        )),
+        Err(fault) => Err(SkillFault::NameNotRewritable(fault.to_string())),
+    }
+}
+
 /// How the YAML library is set up to read as TauriTavern's parser (`serde_yaml` 0.9) does:
 /// YAML 1.2 booleans only (`yes` is a string), `0755` and `1_000` are strings, `.inf` is a
 /// number, a repeated key is an error, `<<` is an ordinary key. Messages stay on one line.
@@ -331,6 +364,25 @@ pub(crate) fn merged_tags(manifest: &Manifest, sidecar: Option<&Sidecar>) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renaming_rewrites_only_the_name_line() {
+        let renamed = with_name(ANTHROPIC_STYLE, "pdf-kit").unwrap();
+        assert_eq!(
+            renamed,
+            ANTHROPIC_STYLE.replace("name: pdf-tools   # the folder name", "name: pdf-kit")
+        );
+        assert_eq!(parse(&renamed).unwrap().name, "pdf-kit");
+        let block = "---\nname: |-\n  poetry\ndescription: Poems.\n---\n";
+        assert!(matches!(
+            with_name(block, "verse"),
+            Err(SkillFault::NameNotRewritable(_))
+        ));
+        assert!(matches!(
+            with_name("no front matter", "verse"),
+            Err(SkillFault::FrontMatterMissing)
+        ));
+    }
 
     /// The shape of Anthropic's published skills: a block scalar description, quotes,
     /// comments, nested metadata, CRLF line ends.

@@ -13,8 +13,10 @@
 //! its folders; every folder that is not a valid skill, and every disagreement with the
 //! index, is reported as a problem of the listing, never dropped. The index is
 //! TauriTavern's, read and written in its format; the flat layout of earlier versions is
-//! migrated when the index is loaded (`state`). Imports and removals keep it in step.
+//! migrated when the index is loaded (`state`). Imports (of folders and `.zip`/`.skill`
+//! archives, `archive`), edits, renames and removals keep it in step (`install`).
 
+mod archive;
 mod catalog;
 mod fault;
 mod index;
@@ -34,6 +36,8 @@ use agent_application::ports::{
 use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
 
+pub use self::catalog::SkillDetails;
+pub use self::install::{ImportConflict, ImportPreview, SkillFileSize};
 use crate::environment::now_iso;
 use crate::layout::DataDir;
 use crate::persist::tree::TreeError;
@@ -87,31 +91,73 @@ impl FsSkillStore {
         .await
     }
 
-    /// Installs the skill folder at `source` into `scope` (named by its `SKILL.md` front
-    /// matter) and indexes it. A skill of the same name in the scope is `AlreadyExists`
-    /// unless `replace` is set. A source that is not a valid skill is `Invalid` with the
-    /// `skill.*` code of its problem; an index this version must not rewrite refuses with
-    /// its own code.
-    pub async fn import_dir(
+    /// What importing `source` (a skill folder or a `.zip`/`.skill` archive) into `scope`
+    /// would install: its name, description, files and sizes, and the installed skill it
+    /// would replace. Nothing changes; a source that is not a valid skill is refused as
+    /// [`Self::import`] refuses it.
+    pub async fn preview_import(
+        &self,
+        scope: &SkillScope,
+        source: &Path,
+    ) -> Result<ImportPreview, StoreError> {
+        let (scope, source) = (scope.clone(), source.to_path_buf());
+        self.changing(move |data| install::preview(data, &scope, &source, &now_iso()))
+            .await
+    }
+
+    /// Installs the skill at `source` (a folder or a `.zip`/`.skill` archive) into `scope`
+    /// (named by its `SKILL.md` front matter) and indexes it. A skill of the same name in
+    /// the scope is `AlreadyExists` unless `replace` is set. A source that is not a valid
+    /// skill, or an archive that breaks the archive rules, is `Invalid` with the `skill.*`
+    /// code of its problem; an index this version must not rewrite refuses with its own
+    /// code.
+    pub async fn import(
         &self,
         scope: &SkillScope,
         source: &Path,
         replace: bool,
     ) -> Result<SkillIndexEntry, StoreError> {
         let (scope, source) = (scope.clone(), source.to_path_buf());
-        self.changing(move |data| install::import_dir(data, &scope, &source, replace, &now_iso()))
+        self.changing(move |data| install::import(data, &scope, &source, replace, &now_iso()))
             .await
     }
 
-    /// Copies a skill into the new folder `target` (which must not exist).
-    pub async fn export_dir(&self, skill: &SkillRef, target: &Path) -> Result<(), StoreError> {
+    /// Copies a skill to `target`, which must not exist: a new folder, or an archive when
+    /// its name ends in `.zip` or `.skill`.
+    pub async fn export(&self, skill: &SkillRef, target: &Path) -> Result<(), StoreError> {
         let (skill, target): (SkillRef, PathBuf) = (skill.clone(), target.to_path_buf());
         let data = self.data.clone();
         blocking(
-            move || install::export_dir(&data, &skill, &target),
+            move || install::export(&data, &skill, &target),
             StoreError::Io,
         )
         .await
+    }
+
+    /// A skill's front matter, index facts, files and problems; it need not be valid.
+    pub async fn details(&self, skill: &SkillRef) -> Result<SkillDetails, StoreError> {
+        let skill = skill.clone();
+        self.changing(move |data| catalog::details(data, &skill, &now_iso()))
+            .await
+    }
+
+    /// Replaces (or creates) one file of a skill; the skill must stay valid.
+    pub async fn write_file(
+        &self,
+        skill: &SkillRef,
+        path: &WorkspacePath,
+        content: Vec<u8>,
+    ) -> Result<(), StoreError> {
+        let (skill, path) = (skill.clone(), path.clone());
+        self.changing(move |data| install::write_file(data, &skill, &path, &content, &now_iso()))
+            .await
+    }
+
+    /// Renames a skill within its scope (folder and front matter `name`).
+    pub async fn rename(&self, skill: &SkillRef, new_name: &str) -> Result<(), StoreError> {
+        let (skill, new_name) = (skill.clone(), new_name.to_owned());
+        self.changing(move |data| install::rename(data, &skill, &new_name, &now_iso()))
+            .await
     }
 
     /// Uninstalls a skill and drops it from the index; `NotFound` when the scope has no

@@ -14,11 +14,11 @@ use sha2::{Digest as _, Sha256};
 use super::fault::SkillFault;
 
 /// At most this many files in a skill.
-const MAX_FILES: usize = 1000;
+pub(crate) const MAX_FILES: usize = 1000;
 /// At most this many bytes in one file of a skill.
-const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// At most this many bytes in all the files of a skill.
-const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
 /// Path segments a skill may not contain.
 const FORBIDDEN_SEGMENTS: [&str; 3] = [".git", ".ssh", ".env"];
 

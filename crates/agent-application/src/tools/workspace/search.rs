@@ -95,12 +95,14 @@ fn outcome(query: &Query, report: &SearchReport, scope: &InvocationScope) -> Too
             query.text()
         ));
         for hit in &report.hits {
+            // The ref is model-facing too, so a model can cite or reopen the hit.
             sections.push(format!(
-                "{}, lines {}-{} (score {:.2})\n{}",
+                "{}, lines {}-{} (score {:.2}) ref {}\n{}",
                 hit.path,
                 hit.start_line,
                 hit.end_line,
                 hit.score,
+                hit.resource_ref(),
                 hit.snippet.render_numbered()
             ));
         }

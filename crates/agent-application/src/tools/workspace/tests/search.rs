@@ -24,13 +24,13 @@ async fn hits_come_back_ranked_with_numbered_snippets() {
         result.content,
         "Found 3 matches for `blue lantern`. Read around a hit with workspace_read_file \
          path=<path> start_line=<line>.\n\n\
-         output/story.md, lines 1-3 (score 1.00)\n\
+         output/story.md, lines 1-3 (score 1.00) ref workspace:output/story.md#L1-L3\n\
          1 | The night was dark.\n\
          2 | A blue lantern swung.\n\
          3 | Wind.\n\n\
-         scratch/notes.md, lines 1-1 (score 1.00)\n\
+         scratch/notes.md, lines 1-1 (score 1.00) ref workspace:scratch/notes.md#L1-L1\n\
          1 | lanterns: blue, red\n\n\
-         output/story.md, lines 5-6 (score 0.64)\n\
+         output/story.md, lines 5-6 (score 0.64) ref workspace:output/story.md#L5-L6\n\
          5 | More rain.\n\
          6 | The lantern went out."
     );
@@ -77,9 +77,9 @@ async fn punctuation_queries_match_literally_and_cjk_matches_without_spaces() {
         .ok(SEARCH, json!({"query": "->", "context_lines": 0}))
         .await;
     assert!(
-        arrows
-            .content
-            .contains("output/code.md, lines 1-1 (score 1.00)\n1 | a -> b"),
+        arrows.content.contains(
+            "output/code.md, lines 1-1 (score 1.00) ref workspace:output/code.md#L1-L1\n1 | a -> b"
+        ),
         "{}",
         arrows.content
     );
@@ -89,7 +89,7 @@ async fn punctuation_queries_match_literally_and_cjk_matches_without_spaces() {
         .await;
     assert!(
         duck.content
-            .ends_with("output/zh.md, lines 2-2 (score 1.00)\n2 | 我最喜欢北京烤鸭。"),
+            .ends_with("output/zh.md, lines 2-2 (score 1.00) ref workspace:output/zh.md#L2-L2\n2 | 我最喜欢北京烤鸭。"),
         "{}",
         duck.content
     );
