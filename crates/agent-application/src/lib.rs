@@ -4,6 +4,7 @@
 //! [`ports`]. It names no file layout, HTTP client or MCP SDK type, and reads no clock
 //! directly; adapters implement the ports and the host wires them together.
 
+pub mod chat_workspaces;
 pub mod doctor;
 pub mod mcp;
 pub mod ports;

@@ -16,6 +16,7 @@
 //!   agent-workspaces/chats/<ws>/runs/<run>/    one run (see `RunDir`)
 //!   agent-workspaces/chats/<ws>/persistent-states/<state>/
 //!   agent-workspaces/chats/<ws>/persist/       newest state, for people to browse
+//!   agent-workspaces/.trash/<ws>-<uuid>/       a deleted workspace being removed
 //!   agent-profiles/profiles/<id>.json, agent-profiles/.staging/
 //!   skills/installed/<scope dir>/<name>/       skills (`global`, `character_<16 hex>`, …)
 //!   skills/index/skills.json, skills/.staging/
@@ -159,10 +160,24 @@ impl DataDir {
         self.run_summaries_dir().join(format!("{run}.json"))
     }
 
+    /// The folder of every chat's workspace.
+    pub fn chat_workspaces(&self) -> PathBuf {
+        self.agent_workspaces().join("chats")
+    }
+
     pub fn chat_workspace(&self, workspace: &WorkspaceId) -> PathBuf {
-        self.agent_workspaces()
-            .join("chats")
-            .join(workspace.as_str())
+        self.chat_workspaces().join(workspace.as_str())
+    }
+
+    /// Where a deleted workspace is renamed to before its files are removed (see
+    /// `chat_workspaces.rs`); only maintenance, under its lock, writes here.
+    pub fn trash(&self) -> PathBuf {
+        self.agent_workspaces().join(".trash")
+    }
+
+    /// `.trash/<ws>-<unique>`: one deleted workspace.
+    pub fn trash_entry(&self, workspace: &WorkspaceId, unique: &str) -> PathBuf {
+        self.trash().join(format!("{workspace}-{unique}"))
     }
 
     pub fn run_dir(&self, workspace: &WorkspaceId, run: &RunId) -> RunDir {

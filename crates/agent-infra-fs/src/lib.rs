@@ -11,6 +11,7 @@ mod blobs;
 pub mod cancel;
 pub mod characters;
 pub mod chat;
+pub mod chat_workspaces;
 pub mod checkpoint;
 pub mod confine;
 pub mod connections;

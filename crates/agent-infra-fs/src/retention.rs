@@ -16,7 +16,9 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
 use std::path::{Component, Path};
 
-use agent_application::ports::{MaintenanceGuard, RunRetentionStore, RunStorage, StoreError};
+use agent_application::ports::{
+    MaintenanceGuard, MaintenanceLock, RunRetentionStore, RunStorage, StoreError,
+};
 use agent_domain::retention::{FileLocation, StoredFile};
 use agent_domain::run::{AgentRun, RunId};
 use async_trait::async_trait;
@@ -64,7 +66,7 @@ pub(crate) fn hold_for_run_start(data: &DataDir) -> Result<File, StoreError> {
 
 /// The run's journal, locked exclusively for a change; `None` when it has no journal.
 /// A journal another process (or another handle) holds is [`StoreError::Locked`].
-fn hold_run(dir: &RunDir, run: &RunId) -> Result<Option<File>, StoreError> {
+pub(crate) fn hold_run(dir: &RunDir, run: &RunId) -> Result<Option<File>, StoreError> {
     let path = dir.events();
     let file = match OpenOptions::new().read(true).write(true).open(&path) {
         Ok(file) => file,
@@ -164,7 +166,8 @@ fn inside(dir: &RunDir, rel: &str) -> Result<std::path::PathBuf, StoreError> {
     Ok(dir.path().join(path))
 }
 
-fn remove_file(path: &Path) -> Result<(), StoreError> {
+/// Removes a file; one already gone is fine.
+pub(crate) fn remove_file(path: &Path) -> Result<(), StoreError> {
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -220,7 +223,7 @@ fn delete(data: &DataDir, run: &AgentRun) -> Result<(), StoreError> {
 }
 
 #[async_trait]
-impl RunRetentionStore for FsRetentionStore {
+impl MaintenanceLock for FsRetentionStore {
     async fn lock_maintenance(&self) -> Result<MaintenanceGuard, StoreError> {
         let data = self.data.clone();
         blocking(
@@ -234,7 +237,10 @@ impl RunRetentionStore for FsRetentionStore {
         )
         .await
     }
+}
 
+#[async_trait]
+impl RunRetentionStore for FsRetentionStore {
     async fn inspect_run(&self, run: &AgentRun) -> Result<RunStorage, StoreError> {
         let (data, run) = (self.data.clone(), run.clone());
         blocking(

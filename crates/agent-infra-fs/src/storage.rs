@@ -10,6 +10,7 @@ use crate::audit::FsAuditStore;
 use crate::cancel::FsCancelRequests;
 use crate::characters::FsCharacterCards;
 use crate::chat::{FsChatCommitter, FsChatStore};
+use crate::chat_workspaces::FsChatWorkspaces;
 use crate::checkpoint::FsCheckpointStore;
 use crate::connections::FsConnectionStore;
 use crate::digest::Sha256Digest;
@@ -41,6 +42,8 @@ pub struct FsStorage {
     pub persist: Arc<FsPersistentStateStore>,
     pub chats: Arc<FsChatStore>,
     pub chat_commits: Arc<FsChatCommitter>,
+    /// The chats and their agent workspaces, for chat deletion and the orphan sweep.
+    pub chat_workspaces: Arc<FsChatWorkspaces>,
     pub profiles: Arc<FsProfileStore>,
     pub settings: Arc<FsSettingsStore>,
     pub retention: Arc<FsRetentionStore>,
@@ -78,6 +81,7 @@ impl FsStorage {
             persist: Arc::new(FsPersistentStateStore::new(data.clone())),
             chats: Arc::new(FsChatStore::new(data.clone())),
             chat_commits: Arc::new(FsChatCommitter::new(data.clone())),
+            chat_workspaces: Arc::new(FsChatWorkspaces::new(data.clone())),
             profiles: Arc::new(FsProfileStore::new(data.clone())),
             settings: Arc::new(FsSettingsStore::new(data.clone())),
             retention: Arc::new(FsRetentionStore::new(data.clone())),

@@ -9,6 +9,7 @@ mod audit;
 mod cancel;
 mod character;
 mod chat;
+mod chat_workspaces;
 mod checkpoint;
 mod connection;
 mod environment;
@@ -38,6 +39,7 @@ pub use chat::{
     ChatRole, ChatRollbackReport, ChatRollbackRequest, ChatStore, CommitMode, CommitTarget,
     MetadataChange, PersistStateUpdate, ReplyAuthor, ReplyModel, RollbackError, RollbackTarget,
 };
+pub use chat_workspaces::{ChatWorkspaceStore, DiskUse, ListedChat, WorkspaceContents};
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};
 pub use environment::{Clock, Digest, IdSource, Rng};
@@ -54,7 +56,7 @@ pub use model::{ModelCall, ModelDelta, ModelError, ModelErrorKind, ModelGateway,
 pub use persist::{PersistError, PersistSnapshot, PersistentStateStore, PromotedState};
 pub use persona::PersonaAvatars;
 pub use profile::{ProfileStore, SettingsStore, StoredProfile};
-pub use retention::{MaintenanceGuard, RunRetentionStore, RunStorage};
+pub use retention::{MaintenanceGuard, MaintenanceLock, RunRetentionStore, RunStorage};
 pub use run_store::{RunCursor, RunListQuery, RunPage, RunStore};
 pub use skill::{
     SKILL_PATH_IS_FOLDER, SkillFile, SkillIndexEntry, SkillListing, SkillProblem, SkillRef,

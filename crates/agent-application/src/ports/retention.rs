@@ -40,13 +40,17 @@ pub struct RunStorage {
     pub active: bool,
 }
 
+/// The data directory's maintenance lock, which prunes and chat deletions share.
 #[async_trait]
-pub trait RunRetentionStore: Send + Sync {
+pub trait MaintenanceLock: Send + Sync {
     /// Waits for, then holds, the data directory's maintenance lock, across processes: no
     /// run is created in the data directory while it is held, and no other maintenance
     /// (prune, chat deletion) runs.
     async fn lock_maintenance(&self) -> Result<MaintenanceGuard, StoreError>;
+}
 
+#[async_trait]
+pub trait RunRetentionStore: MaintenanceLock {
     /// The files of `run` and whether a process holds it.
     async fn inspect_run(&self, run: &AgentRun) -> Result<RunStorage, StoreError>;
 

@@ -9,8 +9,8 @@ use agent_domain::event::{
 };
 use agent_domain::profile::ResolvedAgentProfile;
 use agent_domain::run::{
-    AgentRun, ChatKind, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, WorkspaceId,
-    input_message_count, parse_stable_chat_id, resolve_persist_base,
+    AgentRun, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, input_message_count,
+    parse_stable_chat_id, resolve_persist_base,
 };
 use agent_domain::tool::BuiltinTool;
 use futures::future::BoxFuture;
@@ -23,6 +23,7 @@ use super::facts::{ModelBinder, RunFacts, RunOutcome};
 use super::machine::ModelLabel;
 use super::recorder::LiveRun;
 use super::shared::Shared;
+use crate::chat_workspaces::workspace_of;
 use crate::ports::{ChatInfo, EventDraft, ModelGateway};
 use crate::profiles::ProfileService;
 use crate::prompt::{AssembledPrompt, PromptInput, PromptPorts, PromptRequest, assemble_prompt};
@@ -195,8 +196,7 @@ pub(super) async fn start_run(
     // 3. The chat, its workspace, the frozen prefix and the persist base.
     let chat = ports.chats.open(&request.chat).await?;
     let stable_chat_id = parse_stable_chat_id(&chat.stable_chat_id)?;
-    let digest_input = ChatKind::of(&request.chat).workspace_digest_input(&stable_chat_id);
-    let workspace_id = WorkspaceId::from_digest(&ports.digest.sha256(digest_input.as_bytes()));
+    let workspace_id = workspace_of(ports.digest.as_ref(), &request.chat, &stable_chat_id);
     let (generation_type, input_count) =
         frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;

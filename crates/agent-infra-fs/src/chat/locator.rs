@@ -80,6 +80,67 @@ impl ChatLocator {
         no_symlink(&file, fs::Metadata::is_file, "a file")?;
         Ok(file)
     }
+
+    /// The chat as `--chat` names it: `<character>/<file>.jsonl`, `group chats/<id>.jsonl`.
+    pub fn arg_of(chat: &ChatRef) -> String {
+        match chat {
+            ChatRef::Character {
+                character_id,
+                file_name,
+            } => format!("{character_id}/{file_name}{EXTENSION}"),
+            ChatRef::Group { chat_id } => format!("group chats/{chat_id}{EXTENSION}"),
+            _ => format!("{chat:?}"),
+        }
+    }
+
+    /// Every chat of the data directory: `chats/<character>/*.jsonl` and
+    /// `group chats/*.jsonl`, as SillyTavern lists them. Hidden names, symlinks, other
+    /// entries and names that cannot name a chat are left out. Ordered by [`Self::arg_of`].
+    pub fn list(data: &DataDir) -> Result<Vec<ChatRef>, ChatError> {
+        let mut chats = Vec::new();
+        for character in plain_entries(&data.chats(), fs::Metadata::is_dir)? {
+            let folder = data.chats().join(&character);
+            for file in plain_entries(&folder, fs::Metadata::is_file)? {
+                if let Ok(chat) = character_chat(&[&character, &file]) {
+                    chats.push(chat);
+                }
+            }
+        }
+        for file in plain_entries(&data.group_chats(), fs::Metadata::is_file)? {
+            if let Ok(chat) = group_chat(&[&file]) {
+                chats.push(chat);
+            }
+        }
+        chats.sort_by_key(Self::arg_of);
+        Ok(chats)
+    }
+}
+
+/// The names in `dir` (none if it is missing) of entries of the kind `is_kind` says, that
+/// are not hidden, not symlinks and plain chat names.
+fn plain_entries(dir: &Path, is_kind: fn(&fs::Metadata) -> bool) -> Result<Vec<String>, ChatError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(super::io_error(dir, err)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| super::io_error(dir, err))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let meta = entry
+            .metadata()
+            .map_err(|err| super::io_error(&entry.path(), err))?;
+        if name.starts_with('.') || meta.file_type().is_symlink() || !is_kind(&meta) {
+            continue;
+        }
+        if plain_name(&name).is_ok() {
+            names.push(name);
+        }
+    }
+    Ok(names)
 }
 
 /// The plain components of a relative path; `.` is skipped, anything else refused.

@@ -68,6 +68,18 @@ pub(crate) fn rewrite_chat<T>(
     Ok(result)
 }
 
+/// Deletes the chat file once no writer holds it (a writer that waited for it then finds
+/// it gone). Blocking.
+pub(crate) fn remove_chat(path: &Path) -> Result<(), ChatError> {
+    let file = lock_current(path)?;
+    fs::remove_file(path).map_err(|err| io_error(path, err))?;
+    drop(file);
+    if let Some(folder) = path.parent() {
+        crate::atomic::sync_dir(folder);
+    }
+    Ok(())
+}
+
 /// Opens the chat and holds its OS lock, making sure the locked file is still the one at
 /// `path`.
 fn lock_current(path: &Path) -> Result<File, ChatError> {

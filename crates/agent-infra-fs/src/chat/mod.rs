@@ -34,7 +34,9 @@ mod store;
 
 pub use committer::FsChatCommitter;
 pub use locator::ChatLocator;
+pub(crate) use lock::remove_chat;
 pub use store::FsChatStore;
+pub(crate) use store::stored_stable_id;
 
 use std::io;
 use std::path::Path;
@@ -51,7 +53,7 @@ fn io_error(path: &Path, err: io::Error) -> ChatError {
 }
 
 /// Runs blocking chat I/O on the blocking pool.
-async fn blocking<T, F>(work: F) -> Result<T, ChatError>
+pub(crate) async fn blocking<T, F>(work: F) -> Result<T, ChatError>
 where
     F: FnOnce() -> Result<T, ChatError> + Send + 'static,
     T: Send + 'static,

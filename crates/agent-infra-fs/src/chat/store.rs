@@ -1,6 +1,7 @@
 //! [`FsChatStore`]: the [`ChatStore`] port over SillyTavern chat files.
 
 use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::ops::Range;
 use std::path::Path;
 
@@ -99,6 +100,30 @@ impl FsChatStore {
             })
         })
     }
+}
+
+/// The stable id stored in `chat`, read from its first line without writing anything: the
+/// header's `chat_metadata.integrity` (`None` when it has none yet), or for a group chat
+/// without a header line its chat id. Decided as [`FsChatStore::open_blocking`] decides
+/// it, so the workspace named after it is the one a run would use. Blocking.
+pub(crate) fn stored_stable_id(
+    data: &DataDir,
+    chat: &ChatRef,
+) -> Result<Option<String>, ChatError> {
+    let path = ChatLocator::path_of(data, chat)?;
+    let mut line = Vec::new();
+    BufReader::new(open(&path)?)
+        .read_until(b'\n', &mut line)
+        .map_err(|err| io_error(&path, err))?;
+    if line.is_empty() {
+        return headerless_info(chat, 0).map(|info| Some(info.stable_chat_id));
+    }
+    let line = line.strip_suffix(b"\n").unwrap_or(&line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if !Header::is_header_line(line)? {
+        return headerless_info(chat, 1).map(|info| Some(info.stable_chat_id));
+    }
+    Header::parse(line)?.stable_chat_id()
 }
 
 /// Messages `range` (clamped to the chat) through `index`; `None` if the index is stale.
