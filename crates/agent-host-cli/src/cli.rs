@@ -104,6 +104,12 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::commands::retention::RetentionCommand,
     },
+    /// Chats and their agent workspaces: list them, delete a chat with its workspace, and
+    /// remove workspaces whose chat is gone.
+    Chats {
+        #[command(subcommand)]
+        command: crate::commands::chats::ChatsCommand,
+    },
     /// Check the agent parts of the data directory: profiles, LLM connections, skills and
     /// the skill index.
     #[command(

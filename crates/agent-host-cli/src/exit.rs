@@ -71,6 +71,10 @@ pub mod codes {
     pub const STARTUP_FAILED: &str = "cli.startup_failed";
     /// The automatic prune after a run took longer than its budget (a warning only).
     pub const AUTO_PRUNE_TIMEOUT: &str = "cli.auto_prune_timeout";
+    /// A deletion needs `--yes`: stdin is not a terminal to ask on.
+    pub const CONFIRMATION_REQUIRED: &str = "cli.confirmation_required";
+    /// The person asked to confirm a deletion did not.
+    pub const NOT_CONFIRMED: &str = "cli.not_confirmed";
     /// A second Ctrl-C (or SIGTERM, SIGHUP) stopped the command before its run ended.
     pub const INTERRUPTED: &str = "cli.interrupted";
 }

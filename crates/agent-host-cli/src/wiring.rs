@@ -5,6 +5,7 @@ use std::env;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use agent_application::chat_workspaces::ChatWorkspaces;
 use agent_application::doctor::Doctor;
 use agent_application::mcp::McpServers;
 use agent_application::ports::SkillStore;
@@ -13,6 +14,7 @@ use agent_application::retention::RetentionService;
 use agent_application::runtime::AgentRuntime;
 use agent_domain::ErrorCode;
 use agent_infra_fs::FsStorage;
+use agent_infra_fs::digest::Sha256Digest;
 use agent_infra_fs::durability::{Durability, UnknownDurability};
 use agent_infra_fs::environment::{SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
@@ -121,6 +123,17 @@ impl Host {
             self.storage.journal.clone(),
             self.storage.retention.clone(),
             Arc::new(SystemClock),
+        )
+    }
+
+    /// The chats and their agent workspaces, removed under the maintenance lock retention
+    /// also holds.
+    pub fn chat_workspaces(&self) -> ChatWorkspaces {
+        ChatWorkspaces::new(
+            self.storage.chat_workspaces.clone(),
+            self.storage.runs.clone(),
+            self.storage.retention.clone(),
+            Arc::new(Sha256Digest),
         )
     }
 

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each parses nothing (clap did), asks the services, and
 //! renders what they answer.
 
+pub mod chats;
 pub mod connections;
 pub mod demo;
 pub mod doctor;
@@ -45,6 +46,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Prompt { command } => prompt::execute(&host, command).await,
         Command::Skills { command } => skills::execute(&host, command).await,
         Command::Retention { command } => retention::execute(&host, command).await,
+        Command::Chats { command } => chats::execute(&host, command).await,
         Command::Doctor { json } => doctor::execute(&host, json).await,
     }
 }
