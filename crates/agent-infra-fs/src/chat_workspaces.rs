@@ -315,27 +315,30 @@ mod tests {
         let holder = OpenOptions::new().append(true).open(dir.events()).unwrap();
         holder.lock().unwrap();
         assert_eq!(
-            inspect(&data, &ws(), &[live.clone()])
+            inspect(&data, &ws(), std::slice::from_ref(&live))
                 .unwrap()
                 .busy_runs
                 .len(),
             1
         );
-        assert_eq!(remove(&data, &ws(), &[live.clone()]), locked(&live.id));
+        assert_eq!(
+            remove(&data, &ws(), std::slice::from_ref(&live)),
+            locked(&live.id)
+        );
         drop(holder);
 
         // Unfinished with no event yet: its process is about to write the first one.
         fs::remove_file(dir.events()).unwrap();
         let starting = run("run_1", "created");
         assert_eq!(
-            inspect(&data, &ws(), &[starting.clone()])
+            inspect(&data, &ws(), std::slice::from_ref(&starting))
                 .unwrap()
                 .busy_runs
                 .len(),
             1
         );
         assert_eq!(
-            remove(&data, &ws(), &[starting.clone()]),
+            remove(&data, &ws(), std::slice::from_ref(&starting)),
             locked(&starting.id)
         );
         assert!(dir.path().join("output/a.md").is_file());
@@ -344,12 +347,12 @@ mod tests {
         // A finished run without a journal (its start failed) is not busy.
         let failed = run("run_1", "failed");
         assert!(
-            inspect(&data, &ws(), &[failed.clone()])
+            inspect(&data, &ws(), std::slice::from_ref(&failed))
                 .unwrap()
                 .busy_runs
                 .is_empty()
         );
-        remove(&data, &ws(), &[failed.clone()]).unwrap();
+        remove(&data, &ws(), std::slice::from_ref(&failed)).unwrap();
         assert!(!data.chat_workspace(&ws()).exists());
         assert!(!data.run_index_file(&failed.id).exists());
         assert!(!data.run_summary_file(&failed.id).exists());
