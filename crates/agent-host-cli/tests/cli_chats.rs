@@ -508,3 +508,29 @@ fn a_renamed_chat_keeps_its_workspace_and_a_deleted_ones_is_an_orphan() {
     );
     assert_eq!(workspace_of(&corpus, &next), renamed);
 }
+
+#[test]
+fn a_deletion_waits_while_maintenance_holds_the_data_directory() {
+    let corpus = Corpus::new();
+    let run = finished_runs(&corpus, &[OLD_CHAT]).remove(0);
+    // The lock a prune (or another deletion) holds, and run starts take shared.
+    let held = fs::File::create(workspaces(&corpus).join("maintenance.lock")).unwrap();
+    held.lock().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavern-agent"))
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .arg("--data-dir")
+        .arg(corpus.user())
+        .args(["chats", "delete", OLD_CHAT, "--yes"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the deletion waits");
+    assert!(corpus.chat_path(OLD_CHAT).is_file());
+    assert!(indexed(&corpus, &run));
+    drop(held);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(!corpus.chat_path(OLD_CHAT).exists());
+    assert!(!indexed(&corpus, &run));
+}
