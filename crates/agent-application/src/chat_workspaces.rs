@@ -405,3 +405,269 @@ fn refuse_busy(workspace: &WorkspaceRemoval) -> Result<()> {
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+
+    use super::*;
+    use crate::ports::{ListedChat, MaintenanceGuard, WorkspaceContents};
+    use crate::testing::{FakeDigest, MemoryRuns};
+
+    /// What the service asked storage to do, in order.
+    type Calls = Arc<Mutex<Vec<String>>>;
+
+    /// Chats with stable ids, workspace folders, busy runs; records every change.
+    struct FakeStore {
+        chats: Vec<(ChatRef, std::result::Result<Option<String>, ChatError>)>,
+        folders: Vec<WorkspaceId>,
+        busy: Vec<RunId>,
+        calls: Calls,
+    }
+
+    fn character(file: &str) -> ChatRef {
+        ChatRef::Character {
+            character_id: "Alice".into(),
+            file_name: file.into(),
+        }
+    }
+
+    #[async_trait]
+    impl ChatWorkspaceStore for FakeStore {
+        async fn list_chats(&self) -> std::result::Result<Vec<ListedChat>, StoreError> {
+            Ok(self
+                .chats
+                .iter()
+                .map(|(chat, id)| ListedChat {
+                    chat: chat.clone(),
+                    path: format!("{chat:?}"),
+                    stable_chat_id: id.clone(),
+                })
+                .collect())
+        }
+
+        async fn stable_chat_id(
+            &self,
+            chat: &ChatRef,
+        ) -> std::result::Result<Option<String>, ChatError> {
+            let found = self.chats.iter().find(|(known, _)| known == chat);
+            found
+                .map(|(_, id)| id.clone())
+                .unwrap_or_else(|| Err(ChatError::NotFound(format!("{chat:?}"))))
+        }
+
+        async fn list_workspaces(&self) -> std::result::Result<Vec<WorkspaceId>, StoreError> {
+            Ok(self.folders.clone())
+        }
+
+        async fn inspect_workspace(
+            &self,
+            workspace: &WorkspaceId,
+            runs: &[AgentRun],
+        ) -> std::result::Result<WorkspaceContents, StoreError> {
+            Ok(WorkspaceContents {
+                exists: self.folders.contains(workspace),
+                busy_runs: runs
+                    .iter()
+                    .map(|run| run.id.clone())
+                    .filter(|id| self.busy.contains(id))
+                    .collect(),
+                ..WorkspaceContents::default()
+            })
+        }
+
+        async fn remove_workspace(
+            &self,
+            workspace: &WorkspaceId,
+            runs: &[AgentRun],
+        ) -> std::result::Result<(), StoreError> {
+            let ids: Vec<String> = runs.iter().map(|run| run.id.to_string()).collect();
+            self.calls
+                .lock()
+                .unwrap()
+                .push(format!("remove {workspace} {ids:?}"));
+            Ok(())
+        }
+
+        async fn remove_chat(&self, chat: &ChatRef) -> std::result::Result<(), ChatError> {
+            self.calls.lock().unwrap().push(format!("remove {chat:?}"));
+            Ok(())
+        }
+    }
+
+    /// The maintenance lock, noting when it is taken and let go.
+    struct FakeLock(Calls);
+
+    struct Held(Calls);
+
+    impl Drop for Held {
+        fn drop(&mut self) {
+            self.0.lock().unwrap().push("unlock".into());
+        }
+    }
+
+    #[async_trait]
+    impl MaintenanceLock for FakeLock {
+        async fn lock_maintenance(&self) -> std::result::Result<MaintenanceGuard, StoreError> {
+            self.0.lock().unwrap().push("lock".into());
+            Ok(MaintenanceGuard::new(Held(Arc::clone(&self.0))))
+        }
+    }
+
+    fn ws(stable: &str) -> WorkspaceId {
+        workspace_of(&FakeDigest, &character("any name"), stable)
+    }
+
+    async fn service(store: FakeStore, runs: &[(&str, &str)]) -> (ChatWorkspaces, Calls) {
+        let memory = MemoryRuns::new();
+        for (id, stable) in runs {
+            let run: AgentRun = serde_json::from_value(serde_json::json!({
+                "id": id, "workspaceId": ws(stable).to_string(), "stableChatId": stable,
+                "chatRef": {"kind": "character", "characterId": "Alice", "fileName": "a"},
+                "generationType": "normal", "profileId": "default-writer",
+                "status": "completed", "createdAt": "2026-01-01T00:00:00.000Z",
+                "updatedAt": "2026-01-01T00:00:00.000Z"
+            }))
+            .unwrap();
+            memory.create_run(&run).await.unwrap();
+        }
+        let calls = Arc::clone(&store.calls);
+        let service = ChatWorkspaces::new(
+            Arc::new(store),
+            Arc::new(memory),
+            Arc::new(FakeLock(Arc::clone(&calls))),
+            Arc::new(FakeDigest),
+        );
+        (service, calls)
+    }
+
+    fn store(chats: Vec<(ChatRef, Option<&str>)>, folders: &[&str], busy: &[&str]) -> FakeStore {
+        FakeStore {
+            chats: chats
+                .into_iter()
+                .map(|(chat, id)| (chat, Ok(id.map(str::to_owned))))
+                .collect(),
+            folders: folders.iter().map(|stable| ws(stable)).collect(),
+            busy: busy.iter().map(|id| RunId::parse(id).unwrap()).collect(),
+            calls: Calls::default(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_chat_goes_after_its_workspace_all_under_the_maintenance_lock() {
+        let chats = vec![(character("a"), Some("s1")), (character("b"), Some("s2"))];
+        let runs = [("run_1", "s1"), ("run_2", "s2")];
+        let (service, calls) = service(store(chats, &["s1", "s2"], &[]), &runs).await;
+        let deleted = service.delete(&character("a")).await.unwrap();
+        assert_eq!(
+            deleted.workspace.unwrap().runs,
+            [RunId::parse("run_1").unwrap()]
+        );
+        assert_eq!(
+            *calls.lock().unwrap(),
+            [
+                "lock".to_owned(),
+                format!("remove {} [\"run_1\"]", ws("s1")),
+                format!("remove {:?}", character("a")),
+                "unlock".to_owned(),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_workspace_in_use_is_refused_before_anything_is_removed() {
+        let chats = vec![(character("a"), Some("s1"))];
+        let (service, calls) = service(store(chats, &["s1"], &["run_1"]), &[("run_1", "s1")]).await;
+        let err = service.delete(&character("a")).await.unwrap_err();
+        assert_eq!(err.code(), "agent.workspace_in_use");
+        assert_eq!(*calls.lock().unwrap(), ["lock", "unlock"]);
+    }
+
+    #[tokio::test]
+    async fn a_chat_without_a_stable_id_has_no_workspace_and_a_bad_one_is_refused() {
+        let mut chats = store(vec![(character("a"), None)], &[], &[]);
+        chats
+            .chats
+            .push((character("bad"), Err(ChatError::InvalidHeader("42".into()))));
+        let (service, calls) = service(chats, &[]).await;
+        assert!(
+            service
+                .delete(&character("a"))
+                .await
+                .unwrap()
+                .workspace
+                .is_none()
+        );
+        let err = service.delete(&character("bad")).await.unwrap_err();
+        assert_eq!(err.code(), "agent.invalid_chat_integrity");
+        let removed: Vec<String> = calls
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|call| call.starts_with("remove"))
+            .cloned()
+            .collect();
+        assert_eq!(removed, [format!("remove {:?}", character("a"))]);
+    }
+
+    #[tokio::test]
+    async fn orphans_are_matched_by_stable_id_and_one_in_use_does_not_stop_the_others() {
+        // "renamed" keeps the stable id s1; s2 and s3 have no chat; s3's run is live; s4
+        // has runs in the index only.
+        let chats = vec![(character("renamed"), Some("s1"))];
+        let runs = [("run_1", "s1"), ("run_3", "s3"), ("run_4", "s4")];
+        let folders = ["s1", "s2", "s3"];
+        let (service, calls) = service(store(chats, &folders, &["run_3"]), &runs).await;
+        let found = service.orphans().await.unwrap();
+        let mut ids: Vec<WorkspaceId> = found
+            .orphans
+            .iter()
+            .map(|o| o.workspace_id.clone())
+            .collect();
+        ids.sort();
+        let mut expected = vec![ws("s2"), ws("s3"), ws("s4")];
+        expected.sort();
+        assert_eq!(ids, expected);
+        assert!(calls.lock().unwrap().is_empty(), "listing changes nothing");
+
+        let outcomes = service.delete_orphans().await.unwrap();
+        let outcome_of = |stable: &str| {
+            outcomes
+                .iter()
+                .find(|o| o.workspace.workspace_id == ws(stable))
+                .unwrap()
+                .outcome
+        };
+        assert_eq!(outcome_of("s2"), Outcome::Deleted);
+        assert_eq!(outcome_of("s3"), Outcome::InUse);
+        assert_eq!(outcome_of("s4"), Outcome::Deleted);
+        let calls = calls.lock().unwrap();
+        assert!(
+            !calls
+                .iter()
+                .any(|call| call.contains(&ws("s3").to_string()))
+        );
+        assert!(
+            !calls
+                .iter()
+                .any(|call| call.contains(&ws("s1").to_string()))
+        );
+    }
+
+    #[tokio::test]
+    async fn no_orphan_is_removed_while_a_chat_does_not_read() {
+        let mut chats = store(vec![], &["s2"], &[]);
+        chats
+            .chats
+            .push((character("bad"), Err(ChatError::InvalidHeader("42".into()))));
+        let (service, calls) = service(chats, &[]).await;
+        assert_eq!(service.orphans().await.unwrap().unreadable_chats.len(), 1);
+        let err = service.delete_orphans().await.unwrap_err();
+        assert_eq!(err.code(), "agent.invalid_chat_integrity");
+        assert_eq!(*calls.lock().unwrap(), ["lock", "unlock"]);
+    }
+}
