@@ -105,7 +105,12 @@ pub struct ChatOverview {
 pub struct ChatDeletion {
     pub chat: ChatRef,
     pub stable_chat_id: Option<String>,
+    /// The workspace removed with the chat: `None` when the chat has no stable id, or when
+    /// another chat has the same one (a copy of the chat file) and so keeps the workspace.
     pub workspace: Option<WorkspaceRemoval>,
+    /// Other chats with the same stable id, which keep the workspace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sharing_chats: Vec<String>,
 }
 
 /// What removing one workspace removes: its folder (persistent states and run folders) and
@@ -201,7 +206,7 @@ impl ChatWorkspaces {
 
     /// Every chat with its workspace id, run count and disk use.
     pub async fn list(&self) -> Result<Vec<ChatOverview>> {
-        let mut runs = self.runs_by_workspace().await?;
+        let runs = self.runs_by_workspace().await?;
         let mut out = Vec::new();
         for listed in self.store.list_chats().await? {
             let (stable_chat_id, error) = match listed.stable_chat_id {
@@ -213,8 +218,8 @@ impl ChatWorkspaces {
                 .map(|id| workspace_of(self.digest.as_ref(), &listed.chat, id));
             let (count, disk) = match &workspace_id {
                 Some(workspace) => {
-                    let runs = runs.remove(workspace).unwrap_or_default();
-                    let contents = self.store.inspect_workspace(workspace, &runs).await?;
+                    let runs = runs.get(workspace).map(Vec::as_slice).unwrap_or_default();
+                    let contents = self.store.inspect_workspace(workspace, runs).await?;
                     (runs.len() as u64, contents.disk)
                 }
                 None => (0, DiskUse::default()),
@@ -235,11 +240,34 @@ impl ChatWorkspaces {
     /// What deleting `chat` would remove; [`ChatWorkspaceError::InUse`] while a process
     /// drives or starts a run of its workspace. Nothing is changed or locked.
     pub async fn preview_delete(&self, chat: &ChatRef) -> Result<ChatDeletion> {
-        let deletion = self.deletion_of(chat).await?;
-        if let Some(workspace) = &deletion.workspace {
-            refuse_busy(workspace)?;
-        }
-        Ok(deletion)
+        let stable_chat_id = self.store.stable_chat_id(chat).await?;
+        let mut sharing_chats = Vec::new();
+        let workspace = match &stable_chat_id {
+            Some(id) => {
+                let workspace = workspace_of(self.digest.as_ref(), chat, id);
+                // A copy of the chat file carries the same stable id, so the same workspace:
+                // it stays while such a chat exists.
+                for listed in self.store.list_chats().await? {
+                    let same = matches!(&listed.stable_chat_id, Ok(Some(other))
+                        if workspace_of(self.digest.as_ref(), &listed.chat, other) == workspace);
+                    if same && listed.chat != *chat {
+                        sharing_chats.push(listed.path);
+                    }
+                }
+                let runs = self.runs_of(&workspace).await?;
+                let removal = self.removal_of(workspace, &runs).await?;
+                // Even a shared workspace must not be running: the run may be this chat's.
+                refuse_busy(&removal)?;
+                sharing_chats.is_empty().then_some(removal)
+            }
+            None => None,
+        };
+        Ok(ChatDeletion {
+            chat: chat.clone(),
+            stable_chat_id,
+            workspace,
+            sharing_chats,
+        })
     }
 
     /// Deletes `chat` and its workspace, under the maintenance lock, after looking again.
@@ -332,23 +360,6 @@ impl ChatWorkspaces {
             },
             done => Ok(done?),
         }
-    }
-
-    async fn deletion_of(&self, chat: &ChatRef) -> Result<ChatDeletion> {
-        let stable_chat_id = self.store.stable_chat_id(chat).await?;
-        let workspace = match &stable_chat_id {
-            Some(id) => {
-                let workspace = workspace_of(self.digest.as_ref(), chat, id);
-                let runs = self.runs_of(&workspace).await?;
-                Some(self.removal_of(workspace, &runs).await?)
-            }
-            None => None,
-        };
-        Ok(ChatDeletion {
-            chat: chat.clone(),
-            stable_chat_id,
-            workspace,
-        })
     }
 
     async fn removal_of(
@@ -572,6 +583,26 @@ mod tests {
             [
                 "lock".to_owned(),
                 format!("remove {} [\"run_1\"]", ws("s1")),
+                format!("remove {:?}", character("a")),
+                "unlock".to_owned(),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_copy_of_the_chat_keeps_the_workspace_they_share() {
+        let chats = vec![
+            (character("a"), Some("s1")),
+            (character("copy"), Some("s1")),
+        ];
+        let (service, calls) = service(store(chats, &["s1"], &[]), &[("run_1", "s1")]).await;
+        let deleted = service.delete(&character("a")).await.unwrap();
+        assert!(deleted.workspace.is_none());
+        assert_eq!(deleted.sharing_chats, [format!("{:?}", character("copy"))]);
+        assert_eq!(
+            *calls.lock().unwrap(),
+            [
+                "lock".to_owned(),
                 format!("remove {:?}", character("a")),
                 "unlock".to_owned(),
             ]

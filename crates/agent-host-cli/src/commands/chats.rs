@@ -233,7 +233,21 @@ fn deletion_text(deletion: &ChatDeletion) -> String {
                 out.push_str(&format!("  run {run}\n"));
             }
         }
-        _ => out.push_str("workspace: none (the chat has no stable id: no run ever used it)\n"),
+        (Some(id), None) => {
+            out.push_str(&format!("stable id: {id}\n"));
+            out.push_str(&format!(
+                "workspace: kept: {} {} the same stable id\n",
+                deletion.sharing_chats.join(", "),
+                if deletion.sharing_chats.len() == 1 {
+                    "has"
+                } else {
+                    "have"
+                }
+            ));
+        }
+        (None, _) => {
+            out.push_str("workspace: none (the chat has no stable id: no run ever used it)\n")
+        }
     }
     out
 }
