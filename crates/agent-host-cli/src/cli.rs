@@ -104,13 +104,16 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::commands::retention::RetentionCommand,
     },
-    /// Check the agent parts of the data directory: profiles, LLM connections, skills and
-    /// the skill index.
+    /// Check the data directory: layout and stray temps, profiles, LLM connections and
+    /// their key variables, skills, chats, and runs left behind by a process that died.
     #[command(
         after_help = "Exit status: 0 when nothing is wrong (warnings are shown but pass), 1 \
-                      when something is."
+                      when something is (with --fix: when something still is)."
     )]
     Doctor {
+        /// Mark every abandoned run failed and remove stale temps, then check again.
+        #[arg(long)]
+        fix: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,

@@ -45,7 +45,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Prompt { command } => prompt::execute(&host, command).await,
         Command::Skills { command } => skills::execute(&host, command).await,
         Command::Retention { command } => retention::execute(&host, command).await,
-        Command::Doctor { json } => doctor::execute(&host, json).await,
+        Command::Doctor { fix, json } => doctor::execute(&host, fix, json).await,
     }
 }
 
