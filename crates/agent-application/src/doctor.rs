@@ -267,7 +267,7 @@ impl Doctor {
         let mut report = DoctorFixReport::default();
         if let Some(runtime) = &self.runtime {
             match abandoned_runs(runtime).await {
-                Ok(runs) => {
+                Ok((_, runs)) => {
                     for run in runs {
                         match runtime.mark_abandoned(&run).await {
                             Ok(status) => report.runs.push(FixedRun {
@@ -411,10 +411,16 @@ impl Doctor {
                             (None, Some(folder)) => folder.clone(),
                             (None, None) => "skills".to_owned(),
                         };
-                        let fix = format!(
-                            "see `tavern-agent skills list`; fix {subject}'s SKILL.md or \
-                             remove its folder"
-                        );
+                        let fix = match (&problem.scope, &problem.folder) {
+                            (Some(_), Some(_)) => format!(
+                                "see `tavern-agent skills list`; fix {subject}/SKILL.md or \
+                                 remove the skill's folder"
+                            ),
+                            _ => format!(
+                                "see `tavern-agent skills list`, and fix {subject} as the \
+                                 message says"
+                            ),
+                        };
                         finding(
                             IssueSeverity::Error,
                             subject,
@@ -520,18 +526,20 @@ async fn check_chats(inspector: &dyn DataDirInspector) -> DoctorCheck {
 /// Runs per page while looking for abandoned ones.
 const RUN_PAGE: u32 = RunListQuery::MAX_LIMIT;
 
-/// The non-terminal runs, then those of them no live process holds.
-async fn abandoned_runs(runtime: &AgentRuntime) -> Result<Vec<RunId>, DoctorFinding> {
+/// How many runs there are, and those no live process holds that have not ended.
+async fn abandoned_runs(runtime: &AgentRuntime) -> Result<(usize, Vec<RunId>), DoctorFinding> {
     let mut query = RunListQuery {
         limit: Some(RUN_PAGE),
         ..RunListQuery::default()
     };
     let mut abandoned = Vec::new();
+    let mut listed = 0;
     loop {
         let page = runtime
             .list_runs(&query)
             .await
             .map_err(|error| fault("runs", &error))?;
+        listed += page.runs.len();
         for run in page.runs.iter().filter(|run| !run.status.is_terminal()) {
             match runtime.is_abandoned(&run.id).await {
                 Ok(true) => abandoned.push(run.id.clone()),
@@ -541,7 +549,7 @@ async fn abandoned_runs(runtime: &AgentRuntime) -> Result<Vec<RunId>, DoctorFind
         }
         match page.next {
             Some(next) => query.before = Some(next),
-            None => return Ok(abandoned),
+            None => return Ok((listed, abandoned)),
         }
     }
 }
@@ -558,8 +566,8 @@ fn run_finding(run: &RunId, error: &(impl ErrorCode + std::fmt::Display)) -> Doc
 
 async fn check_runs(runtime: &AgentRuntime) -> DoctorCheck {
     match abandoned_runs(runtime).await {
-        Ok(runs) => {
-            let findings = runs
+        Ok((listed, runs)) => {
+            let findings: Vec<DoctorFinding> = runs
                 .iter()
                 .map(|run| {
                     finding(
@@ -577,7 +585,7 @@ async fn check_runs(runtime: &AgentRuntime) -> DoctorCheck {
                     )
                 })
                 .collect();
-            DoctorCheck::new(DoctorArea::Runs, 0, findings)
+            DoctorCheck::new(DoctorArea::Runs, listed - findings.len(), findings)
         }
         Err(finding) => DoctorCheck::new(DoctorArea::Runs, 0, vec![finding]),
     }
