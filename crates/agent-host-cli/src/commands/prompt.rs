@@ -124,12 +124,24 @@ fn prepared_text(prepared: &PreparedRequest) -> String {
         serde_json::to_string(&request.tool_choice).unwrap_or_default()
     ));
     out.push_str(&format!("tools        {}\n", request.tools.len()));
-    for tool in request.tools.iter() {
+    let width = |text: &str| text.chars().count();
+    let alias_width = request
+        .tools
+        .iter()
+        .map(|t| width(&t.alias))
+        .max()
+        .unwrap_or(0);
+    let ids: Vec<String> = request
+        .tools
+        .iter()
+        .map(|t| t.tool_id.to_string())
+        .collect();
+    let id_width = ids.iter().map(|id| width(id)).max().unwrap_or(0);
+    for (tool, id) in request.tools.iter().zip(&ids) {
         let summary = tool.description.lines().next().unwrap_or_default();
         out.push_str(&format!(
-            "  {:<24} {:<28} {summary}\n",
-            tool.alias,
-            tool.tool_id.to_string()
+            "  {:<alias_width$}  {id:<id_width$}  {summary}\n",
+            tool.alias
         ));
     }
     for diagnostic in &prepared.snapshot_diagnostics {
