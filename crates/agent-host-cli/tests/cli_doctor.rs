@@ -46,16 +46,81 @@ fn doctor(fx: &Fixture, args: &[&str]) -> (i32, String) {
     )
 }
 
-/// Waits until the run is in its first model call (its root invocation is open).
-fn wait_for_model_call(fx: &Fixture, run: &str) {
+/// Waits until the run's journal has an event of type `kind`.
+fn wait_for_event(fx: &Fixture, run: &str, kind: &str) {
+    let needle = format!("\"type\":\"{kind}\"");
     for _ in 0..3000 {
         let events = fs::read_to_string(fx.run_dir(run).join("events.jsonl")).unwrap_or_default();
-        if events.contains("model_call_attempt_started") {
+        if events.contains(&needle) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    panic!("run {run} never called its model");
+    panic!("run {run} never journaled {kind}");
+}
+
+/// Waits until the run is in its first model call (its root invocation is open).
+fn wait_for_model_call(fx: &Fixture, run: &str) {
+    wait_for_event(fx, run, "model_call_attempt_started");
+}
+
+#[test]
+fn an_abandoned_run_that_committed_ends_as_a_partial_success() {
+    let fx = Fixture::new();
+    let script = serde_json::json!({"turns": [
+        {"tool_calls": [{"name": "workspace_write_file",
+                         "arguments": {"path": "output/main.md", "content": REPLY}}]},
+        {"tool_calls": [{"name": "workspace_commit", "arguments": {}}]},
+        {"delay_ms": 60000, "tool_calls": [{"name": "workspace_finish", "arguments": {}}]}
+    ]});
+    let (mut killed, _, run) = spawn_scripted_run(&fx, &script, Stdio::null());
+    wait_for_event(&fx, &run, "chat_commit_completed");
+    wait_for_model_call_round(&fx, &run, 3);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+
+    let (code, stdout) = doctor(&fx, &["--fix", "--json"]);
+    assert_eq!(code, 0, "{stdout}");
+    let fixed: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        fixed["fixed"]["runs"],
+        serde_json::json!([{"runId": run, "status": "partial_success"}])
+    );
+    let events = fx.events_jsonl(&run);
+    let last: Value = serde_json::from_str(events.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "run_partial_success");
+    assert_eq!(last["payload"]["code"], "agent.run_abandoned");
+    // Every commit the host confirmed is kept, with the round that made it.
+    let confirmed: Vec<Value> = events
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| event["type"] == "chat_commit_completed")
+        .collect();
+    assert!(!confirmed.is_empty());
+    assert_eq!(last["payload"]["preservedCommitCount"], confirmed.len());
+    let kept = last["payload"]["preservedCommits"].as_array().unwrap();
+    for (kept, confirmed) in kept.iter().zip(&confirmed) {
+        assert_eq!(kept["messageId"], confirmed["payload"]["messageId"]);
+        assert!(kept["round"].as_u64().unwrap() >= 1, "{kept}");
+    }
+    assert_eq!(kept.last().unwrap()["round"], 2, "the explicit commit");
+    assert!(fx.chat_text().contains("Room three"), "the message stays");
+}
+
+/// Waits until the run's model call of `round` has started.
+fn wait_for_model_call_round(fx: &Fixture, run: &str, round: u32) {
+    let needle = format!("\"round\":{round}");
+    for _ in 0..3000 {
+        let events = fs::read_to_string(fx.run_dir(run).join("events.jsonl")).unwrap_or_default();
+        if events
+            .lines()
+            .any(|line| line.contains("model_call_attempt_started") && line.contains(&needle))
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("run {run} never started round {round}");
 }
 
 #[test]
