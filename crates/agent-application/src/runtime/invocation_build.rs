@@ -2,15 +2,16 @@
 //! steps: [`create_record`] (the record and `agent_invocation_created`), then
 //! [`assemble`] (its skills, model binding, frozen tool snapshot, loop machine and the
 //! tools' world, journaled as `skill_scopes_resolved`, `agent_model_binding_resolved` and
-//! `context_assembled`). The root does run-level work between the two.
+//! `context_assembled`). The root does run-level work between the two. [`build_loop`] is
+//! the part of [`assemble`] that writes nothing (the tool snapshot, the system prompt's
+//! additions, the machine); `prompt prepare` shares it.
 
 use std::sync::Arc;
 
 use agent_domain::ErrorCode;
-use agent_domain::event::Presentation;
 use agent_domain::event::{
     ContextAssembledPayload, InvocationCreatedPayload, InvocationKind, InvocationStatus,
-    ModelRequestSummary, RunEvent, RunStatus,
+    ModelRequestSummary, Presentation, RunEvent, RunStatus,
 };
 use agent_domain::model::{
     AgentModelContentPart, AgentModelMessage, GenerationParameters, ModelRole, ProviderState,
