@@ -1,18 +1,32 @@
-//! [`Doctor`]: one check of the agent parts of a data directory — agent profiles, saved LLM
-//! connections, skills and their index — for a host's `doctor` command.
+//! [`Doctor`]: one check of the agent parts of a data directory — its layout and stray
+//! temps, agent profiles, saved LLM connections and their key variables, skills and their
+//! index, chats that do not parse, and runs left behind by a process that died — for a
+//! host's `doctor` command; and [`Doctor::fix`], which ends those runs and removes those
+//! temps.
 //!
-//! Every part is read the way a run or a listing reads it, and nothing is changed beyond
-//! what such a read already does. A finding of severity `error` makes the data directory
-//! unhealthy; warnings are shown but pass (a profile that runs, though not entirely as
-//! written); informational notes of the profile diagnosis are left out.
+//! Every part is read the way a run or a listing reads it, and a check changes nothing
+//! beyond what such a read already does. A finding of severity `error` makes the data
+//! directory unhealthy; warnings are shown but pass (a profile that runs, though not
+//! entirely as written; a key variable unset in this shell); informational notes of the
+//! profile diagnosis are left out. Every finding says what to do about it (`fix`). The
+//! layout, connection keys, chats and runs are checked only when the doctor is given the
+//! ports they need ([`Doctor::with_data_dir`], [`Doctor::with_environment`],
+//! [`Doctor::with_runs`]).
 
 use std::sync::Arc;
 
 use agent_domain::ErrorCode;
 use serde::{Deserialize, Serialize};
 
-use crate::ports::{ConnectionStore, SkillStore};
+use agent_domain::event::RunStatus;
+use agent_domain::run::RunId;
+
+use crate::ports::{
+    ChatError, ConnectionStore, DataDirInspector, EntryKind, EnvironmentVariables, LayoutProblem,
+    RunListQuery, SkillStore,
+};
 use crate::profiles::{IssueSeverity, ProfileListing, ProfileService};
+use crate::runtime::{AgentRuntime, RUN_ABANDONED};
 use crate::skills::skill_catalog;
 
 /// The parts a doctor checks, in the order it checks them.
@@ -20,13 +34,21 @@ use crate::skills::skill_catalog;
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum DoctorArea {
+    /// The data directory's layout: its paths are of the right kind, our folders hold
+    /// nothing unknown, no temp of a dead process is left.
+    Layout,
     /// Agent profiles: every stored file reads and validates, and its diagnosis has no error.
     Profiles,
-    /// Saved LLM connections: every stored file reads and validates.
+    /// Saved LLM connections: every stored file reads and validates, and the key variable
+    /// each names is set.
     Connections,
     /// Skills of every scope, and the skill index: every skill reads, the index is one this
     /// version reads and writes.
     Skills,
+    /// Chat files: each parses as a run reads it.
+    Chats,
+    /// Runs: none was left non-terminal by a process that died.
+    Runs,
 }
 
 /// How one area fared: its worst finding.
@@ -50,6 +72,8 @@ pub struct DoctorFinding {
     /// The `namespace.code` of the problem.
     pub code: String,
     pub message: String,
+    /// What to do about it: a command to run, or an action.
+    pub fix: String,
 }
 
 /// The result for one area.
@@ -58,7 +82,8 @@ pub struct DoctorFinding {
 pub struct DoctorCheck {
     pub area: DoctorArea,
     pub status: CheckStatus,
-    /// How many objects of the area are usable (profiles, connections, skills).
+    /// How many objects of the area are usable (profiles, connections, skills, chats, runs;
+    /// for the layout, its paths that exist).
     pub usable: usize,
     pub findings: Vec<DoctorFinding>,
 }
@@ -113,22 +138,54 @@ fn finding(
     subject: impl Into<String>,
     code: impl Into<String>,
     message: impl Into<String>,
+    fix: impl Into<String>,
 ) -> DoctorFinding {
     DoctorFinding {
         severity,
         subject: subject.into(),
         code: code.into(),
         message: message.into(),
+        fix: fix.into(),
     }
 }
 
+/// A store that could not be read at all.
 fn fault(subject: &str, error: &(impl ErrorCode + std::fmt::Display)) -> DoctorFinding {
     finding(
         IssueSeverity::Error,
         subject,
         error.code(),
         error.to_string(),
+        "check that the data directory is readable (permissions, disk), then run \
+         `tavern-agent doctor` again",
     )
+}
+
+fn kind_name(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Directory => "a folder",
+        EntryKind::File => "a file",
+    }
+}
+
+/// What `--fix` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorFixReport {
+    /// Each abandoned run, and the status it ended with (`failed`, or `partialSuccess` when
+    /// it had committed to the chat).
+    pub runs: Vec<FixedRun>,
+    /// Stale temps removed.
+    pub temps_removed: usize,
+    /// What could not be fixed (a run another process took up meanwhile is left alone).
+    pub failures: Vec<DoctorFinding>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixedRun {
+    pub run_id: String,
+    pub status: RunStatus,
 }
 
 /// Checks the profiles, connections and skills of one data directory.
@@ -137,6 +194,9 @@ pub struct Doctor {
     profiles: ProfileService,
     connections: Arc<dyn ConnectionStore>,
     skills: Arc<dyn SkillStore>,
+    data_dir: Option<Arc<dyn DataDirInspector>>,
+    environment: Option<Arc<dyn EnvironmentVariables>>,
+    runtime: Option<AgentRuntime>,
 }
 
 impl std::fmt::Debug for Doctor {
@@ -157,16 +217,77 @@ impl Doctor {
             profiles,
             connections,
             skills,
+            data_dir: None,
+            environment: None,
+            runtime: None,
         }
     }
 
-    /// Checks every area. Store faults are findings too, so the report is always whole.
+    /// Also checks the layout and the chats.
+    pub fn with_data_dir(mut self, inspector: Arc<dyn DataDirInspector>) -> Self {
+        self.data_dir = Some(inspector);
+        self
+    }
+
+    /// Also checks that each connection's key variable is set.
+    pub fn with_environment(mut self, environment: Arc<dyn EnvironmentVariables>) -> Self {
+        self.environment = Some(environment);
+        self
+    }
+
+    /// Also checks for abandoned runs (and [`fix`](Self::fix) ends them).
+    pub fn with_runs(mut self, runtime: AgentRuntime) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// Checks every area it has the ports of. Store faults are findings too, so the report
+    /// is always whole.
     pub async fn check(&self) -> DoctorReport {
-        DoctorReport::new(vec![
-            self.check_profiles().await,
-            self.check_connections().await,
-            self.check_skills().await,
-        ])
+        let mut checks = Vec::new();
+        if let Some(inspector) = &self.data_dir {
+            checks.push(check_layout(inspector.as_ref()).await);
+        }
+        checks.push(self.check_profiles().await);
+        checks.push(self.check_connections().await);
+        checks.push(self.check_skills().await);
+        if let Some(inspector) = &self.data_dir {
+            checks.push(check_chats(inspector.as_ref()).await);
+        }
+        if let Some(runtime) = &self.runtime {
+            checks.push(check_runs(runtime).await);
+        }
+        DoctorReport::new(checks)
+    }
+
+    /// Ends every abandoned run as failed ([`AgentRuntime::mark_abandoned`]) and removes
+    /// the stale temps. A run is checked again right before it is marked, and one a live
+    /// process holds is refused by its journal's lock: a live run is never touched.
+    pub async fn fix(&self) -> DoctorFixReport {
+        let mut report = DoctorFixReport::default();
+        if let Some(runtime) = &self.runtime {
+            match abandoned_runs(runtime).await {
+                Ok((_, runs)) => {
+                    for run in runs {
+                        match runtime.mark_abandoned(&run).await {
+                            Ok(status) => report.runs.push(FixedRun {
+                                run_id: run.to_string(),
+                                status,
+                            }),
+                            Err(error) => report.failures.push(run_finding(&run, &error)),
+                        }
+                    }
+                }
+                Err(finding) => report.failures.push(finding),
+            }
+        }
+        if let Some(inspector) = &self.data_dir {
+            match inspector.sweep_stale_temps().await {
+                Ok(removed) => report.temps_removed = removed,
+                Err(error) => report.failures.push(fault("temps", &error)),
+            }
+        }
+        report
     }
 
     async fn check_profiles(&self) -> DoctorCheck {
@@ -188,7 +309,17 @@ impl Doctor {
                             .iter()
                             .filter(|issue| issue.severity > IssueSeverity::Info)
                             .map(|issue| {
-                                finding(issue.severity, &subject, &issue.code, &issue.message)
+                                finding(
+                                    issue.severity,
+                                    &subject,
+                                    &issue.code,
+                                    &issue.message,
+                                    format!(
+                                        "see `tavern-agent profiles diagnose {}`; edit the \
+                                         profile and save it with `tavern-agent profiles save`",
+                                        listing.id()
+                                    ),
+                                )
                             })
                             .collect::<Vec<_>>();
                         if errors
@@ -206,6 +337,11 @@ impl Doctor {
                     subject,
                     &problem.code,
                     &problem.message,
+                    format!(
+                        "see `tavern-agent profiles health`, then `tavern-agent profiles \
+                         repair {}` (or fix the file by hand)",
+                        listing.id()
+                    ),
                 )),
             }
         }
@@ -215,7 +351,7 @@ impl Doctor {
     async fn check_connections(&self) -> DoctorCheck {
         match self.connections.list().await {
             Ok(list) => {
-                let findings = list
+                let mut findings: Vec<DoctorFinding> = list
                     .problems
                     .iter()
                     .map(|problem| {
@@ -224,9 +360,34 @@ impl Doctor {
                             format!("connection {}", problem.name),
                             &problem.code,
                             &problem.message,
+                            format!(
+                                "`tavern-agent connections remove {0}`, then add it again \
+                                 with `tavern-agent connections add {0} …`",
+                                problem.name
+                            ),
                         )
                     })
                     .collect();
+                if let Some(environment) = &self.environment {
+                    for config in &list.connections {
+                        let Some(var) = &config.api_key_env else {
+                            continue;
+                        };
+                        if !environment.is_set(var) {
+                            findings.push(finding(
+                                IssueSeverity::Warning,
+                                format!("connection {}", config.name),
+                                "connection.api_key_missing",
+                                format!(
+                                    "connection `{}` reads its key from ${var}, which is not \
+                                     set here: a run on it is refused",
+                                    config.name
+                                ),
+                                format!("export {var}=<your key> before `tavern-agent run`"),
+                            ));
+                        }
+                    }
+                }
                 DoctorCheck::new(DoctorArea::Connections, list.connections.len(), findings)
             }
             Err(error) => DoctorCheck::new(
@@ -250,11 +411,22 @@ impl Doctor {
                             (None, Some(folder)) => folder.clone(),
                             (None, None) => "skills".to_owned(),
                         };
+                        let fix = match (&problem.scope, &problem.folder) {
+                            (Some(_), Some(_)) => format!(
+                                "see `tavern-agent skills list`; fix {subject}/SKILL.md or \
+                                 remove the skill's folder"
+                            ),
+                            _ => format!(
+                                "see `tavern-agent skills list`, and fix {subject} as the \
+                                 message says"
+                            ),
+                        };
                         finding(
                             IssueSeverity::Error,
                             subject,
                             &problem.code,
                             &problem.message,
+                            fix,
                         )
                     })
                     .collect();
@@ -262,6 +434,160 @@ impl Doctor {
             }
             Err(error) => DoctorCheck::new(DoctorArea::Skills, 0, vec![fault("skills", &error)]),
         }
+    }
+}
+
+async fn check_layout(inspector: &dyn DataDirInspector) -> DoctorCheck {
+    let scan = match inspector.scan_layout().await {
+        Ok(scan) => scan,
+        Err(error) => {
+            return DoctorCheck::new(DoctorArea::Layout, 0, vec![fault("data directory", &error)]);
+        }
+    };
+    let findings = scan
+        .problems
+        .iter()
+        .map(|problem| match problem {
+            LayoutProblem::Missing { path, expected } => finding(
+                IssueSeverity::Warning,
+                path,
+                "doctor.layout_missing",
+                format!(
+                    "{path} is missing: every SillyTavern user folder has it as {}",
+                    kind_name(*expected)
+                ),
+                "point --data-dir (or TAVERN_AGENT_DATA_DIR) at a SillyTavern user folder, the \
+                 one holding chats/",
+            ),
+            LayoutProblem::WrongKind { path, expected } => finding(
+                IssueSeverity::Error,
+                path,
+                "doctor.layout_wrong_kind",
+                format!("{path} must be {}", kind_name(*expected)),
+                format!("move {path} out of the data directory; it is created again when needed"),
+            ),
+            LayoutProblem::Unknown { path } => finding(
+                IssueSeverity::Warning,
+                path,
+                "doctor.layout_unknown_entry",
+                format!("{path} is nothing this version writes or reads"),
+                format!("if it is not yours, move {path} out of the data directory"),
+            ),
+            LayoutProblem::StaleTemp { path } => finding(
+                IssueSeverity::Warning,
+                path,
+                "doctor.stale_temp",
+                format!("{path} was staged by a process that ended before finishing its write"),
+                "`tavern-agent doctor --fix` removes it",
+            ),
+        })
+        .collect();
+    DoctorCheck::new(DoctorArea::Layout, scan.present, findings)
+}
+
+async fn check_chats(inspector: &dyn DataDirInspector) -> DoctorCheck {
+    let scan = match inspector.scan_chats().await {
+        Ok(scan) => scan,
+        Err(error) => return DoctorCheck::new(DoctorArea::Chats, 0, vec![fault("chats", &error)]),
+    };
+    let findings = scan
+        .problems
+        .iter()
+        .map(|problem| {
+            let fix = match &problem.error {
+                ChatError::InvalidMessage { line, .. } => format!(
+                    "open {} and fix line {line} (one JSON object per line), or restore the \
+                     file from a backup",
+                    problem.path
+                ),
+                ChatError::InvalidHeader(_) => format!(
+                    "open {} and fix line 1: its chat_metadata.integrity must be a string \
+                     (delete the key and SillyTavern gives the chat a new one)",
+                    problem.path
+                ),
+                _ => format!("check that {} is a readable file", problem.path),
+            };
+            finding(
+                IssueSeverity::Error,
+                &problem.path,
+                problem.error.code(),
+                problem.error.to_string(),
+                fix,
+            )
+        })
+        .collect();
+    DoctorCheck::new(
+        DoctorArea::Chats,
+        scan.checked - scan.problems.len(),
+        findings,
+    )
+}
+
+/// Runs per page while looking for abandoned ones.
+const RUN_PAGE: u32 = RunListQuery::MAX_LIMIT;
+
+/// How many runs there are, and those no live process holds that have not ended.
+async fn abandoned_runs(runtime: &AgentRuntime) -> Result<(usize, Vec<RunId>), DoctorFinding> {
+    let mut query = RunListQuery {
+        limit: Some(RUN_PAGE),
+        ..RunListQuery::default()
+    };
+    let mut abandoned = Vec::new();
+    let mut listed = 0;
+    loop {
+        let page = runtime
+            .list_runs(&query)
+            .await
+            .map_err(|error| fault("runs", &error))?;
+        listed += page.runs.len();
+        for run in page.runs.iter().filter(|run| !run.status.is_terminal()) {
+            match runtime.is_abandoned(&run.id).await {
+                Ok(true) => abandoned.push(run.id.clone()),
+                Ok(false) => {}
+                Err(error) => return Err(run_finding(&run.id, &error)),
+            }
+        }
+        match page.next {
+            Some(next) => query.before = Some(next),
+            None => return Ok((listed, abandoned)),
+        }
+    }
+}
+
+fn run_finding(run: &RunId, error: &(impl ErrorCode + std::fmt::Display)) -> DoctorFinding {
+    finding(
+        IssueSeverity::Error,
+        format!("run {run}"),
+        error.code(),
+        error.to_string(),
+        format!("see `tavern-agent runs show {run}`"),
+    )
+}
+
+async fn check_runs(runtime: &AgentRuntime) -> DoctorCheck {
+    match abandoned_runs(runtime).await {
+        Ok((listed, runs)) => {
+            let findings: Vec<DoctorFinding> = runs
+                .iter()
+                .map(|run| {
+                    finding(
+                        IssueSeverity::Error,
+                        format!("run {run}"),
+                        RUN_ABANDONED,
+                        format!(
+                            "run {run} is not finished, but no process drives it: the one that \
+                             did ended first"
+                        ),
+                        format!(
+                            "`tavern-agent doctor --fix` marks it failed (or `tavern-agent runs \
+                             cancel {run}` marks it cancelled)"
+                        ),
+                    )
+                })
+                .collect();
+            DoctorCheck::new(DoctorArea::Runs, listed - findings.len(), findings)
+        }
+        Err(finding) => DoctorCheck::new(DoctorArea::Runs, 0, vec![finding]),
     }
 }
 

@@ -110,13 +110,16 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::commands::chats::ChatsCommand,
     },
-    /// Check the agent parts of the data directory: profiles, LLM connections, skills and
-    /// the skill index.
+    /// Check the data directory: layout and stray temps, profiles, LLM connections and
+    /// their key variables, skills, chats, and runs left behind by a process that died.
     #[command(
         after_help = "Exit status: 0 when nothing is wrong (warnings are shown but pass), 1 \
-                      when something is."
+                      when something is (with --fix: when something still is)."
     )]
     Doctor {
+        /// Mark every abandoned run failed and remove stale temps, then check again.
+        #[arg(long)]
+        fix: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -132,12 +135,8 @@ pub struct RunArgs {
     /// The agent profile (default: the built-in `default-writer`).
     #[arg(long, value_name = "ID")]
     pub profile: Option<String>,
-    /// Call the model of this saved LLM connection.
-    #[arg(long, value_name = "NAME", conflicts_with = "script")]
-    pub connection: Option<String>,
-    /// Play the model from this script file (offline; see docs/scripted-model.md).
-    #[arg(long, value_name = "FILE")]
-    pub script: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Start from this prompt snapshot (JSON) instead of assembling one from the chat.
     #[arg(long, value_name = "FILE")]
     pub prompt_snapshot: Option<PathBuf>,
@@ -155,6 +154,18 @@ pub struct RunArgs {
     /// Print only the committed message: no timeline, no live text, no status line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// The model a run calls (`run`, `prompt prepare`): `--script`, else `--connection`, else
+/// the profile's own binding.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// Call the model of this saved LLM connection.
+    #[arg(long, value_name = "NAME", conflicts_with = "script")]
+    pub connection: Option<String>,
+    /// Play the model from this script file (offline; see docs/scripted-model.md).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
 }
 
 /// SillyTavern's generation types.
@@ -682,6 +693,34 @@ pub enum PromptCommand {
         scene: SceneArgs,
         /// Print the snapshot as compact JSON (default: pretty JSON, and which world-info
         /// entries fired and why on stderr).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the request a run's first model round would send (model binding, messages,
+    /// tools, tool choice), without starting a run.
+    #[command(
+        after_help = "Exit status: 0 printed; 2 when the chat, profile, model or \
+                            snapshot is unusable (as `run`), 1 on a storage fault."
+    )]
+    Prepare {
+        /// The chat: a `.jsonl` path, absolute or relative to `<data-dir>/chats/`.
+        #[arg(long, value_name = "PATH")]
+        chat: String,
+        #[arg(long, value_name = "ID")]
+        profile: Option<String>,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Start from this prompt snapshot (JSON) instead of assembling one from the chat.
+        #[arg(long, value_name = "FILE")]
+        prompt_snapshot: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = GenerationArg::Normal)]
+        generation_type: GenerationArg,
+        /// As a background run would (it may finish without committing).
+        #[arg(long)]
+        background: bool,
+        #[command(flatten)]
+        scene: SceneArgs,
+        /// Print the whole prepared request as JSON.
         #[arg(long)]
         json: bool,
     },

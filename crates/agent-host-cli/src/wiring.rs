@@ -16,7 +16,8 @@ use agent_domain::ErrorCode;
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::digest::Sha256Digest;
 use agent_infra_fs::durability::{Durability, UnknownDurability};
-use agent_infra_fs::environment::{SystemClock, UuidIds};
+use agent_infra_fs::environment::{ProcessEnvironment, SystemClock, UuidIds};
+use agent_infra_fs::inspect::FsDataDirInspector;
 use agent_infra_fs::layout::DataDir;
 use agent_mcp::McpClient;
 use agent_text::TextEngines;
@@ -142,13 +143,17 @@ impl Host {
         self.storage.skills.clone()
     }
 
-    /// The doctor over the data directory's profiles, connections and skills.
+    /// The doctor over the whole data directory: layout, profiles, connections and their
+    /// key variables in this process's environment, skills, chats and runs.
     pub fn doctor(&self) -> Doctor {
         Doctor::new(
             self.profiles(),
             self.storage.connections.clone(),
             self.skills(),
         )
+        .with_data_dir(Arc::new(FsDataDirInspector::new(self.storage.data.clone())))
+        .with_environment(Arc::new(ProcessEnvironment))
+        .with_runs(self.runtime.clone())
     }
 }
 

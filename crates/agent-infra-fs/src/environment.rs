@@ -1,15 +1,26 @@
-//! The real clock, id source and dice behind the environment ports.
+//! The real clock, id source, dice and environment variables behind the environment ports.
 //!
 //! Timestamps are ISO 8601 UTC with milliseconds, as JavaScript's `Date.toISOString()` writes
 //! them, so SillyTavern reads our chat `send_date`s like its own.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agent_application::ports::{Clock, IdSource, Rng};
+use agent_application::ports::{Clock, EnvironmentVariables, IdSource, Rng};
 
 /// The current time as `2026-06-01T12:34:56.789Z`.
 pub fn now_iso() -> String {
     iso_utc(SystemTime::now())
+}
+
+/// This process's environment variables.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessEnvironment;
+
+impl EnvironmentVariables for ProcessEnvironment {
+    /// An empty variable counts as unset: no provider accepts an empty key.
+    fn is_set(&self, name: &str) -> bool {
+        std::env::var_os(name).is_some_and(|value| !value.is_empty())
+    }
 }
 
 /// The system clock.

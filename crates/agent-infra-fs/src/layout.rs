@@ -27,7 +27,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_application::ports::InputDocument;
+use agent_application::ports::{EntryKind, InputDocument};
 use agent_domain::connection::ConnectionName;
 use agent_domain::run::{InvocationId, RunId, StateId, WorkspaceId};
 use agent_domain::workspace::WorkspaceRoot;
@@ -265,6 +265,54 @@ impl DataDir {
     /// [`Self::sillytavern_settings_file`]).
     pub fn settings_file(&self) -> PathBuf {
         self.tauritavern().join("settings.json")
+    }
+
+    /// Every path of the layout with a fixed kind, and whether every data directory has it
+    /// (only `chats/`: the rest is created when first needed), for the doctor.
+    pub fn layout_entries(&self) -> Vec<(PathBuf, EntryKind, bool)> {
+        use EntryKind::{Directory as Folder, File};
+        let workspaces = self.agent_workspaces();
+        vec![
+            (self.chats(), Folder, true),
+            (self.group_chats(), Folder, false),
+            (self.characters(), Folder, false),
+            (self.sillytavern_settings_file(), File, false),
+            (self.persona_avatars(), Folder, false),
+            (self.worlds(), Folder, false),
+            (self.groups(), Folder, false),
+            (self.tauritavern(), Folder, false),
+            (workspaces.clone(), Folder, false),
+            (self.staging(), Folder, false),
+            (self.maintenance_lock(), File, false),
+            (workspaces.join("index"), Folder, false),
+            (self.run_index_dir(), Folder, false),
+            (self.run_summaries_dir(), Folder, false),
+            (workspaces.join("chats"), Folder, false),
+            (self.profiles_dir(), Folder, false),
+            (self.profiles_staging(), Folder, false),
+            (self.skills_root(), Folder, false),
+            (self.skills_installed(), Folder, false),
+            (self.skills_index_file(), File, false),
+            (self.skills_staging(), Folder, false),
+            (self.mcp_dir(), Folder, false),
+            (self.mcp_servers(), Folder, false),
+            (self.mcp_catalogs(), Folder, false),
+            (self.llm_connections(), Folder, false),
+            (self.settings_file(), File, false),
+        ]
+    }
+
+    /// Our folders whose every entry is one of [`Self::layout_entries`]: anything else in
+    /// them is unknown to this version.
+    pub fn closed_folders(&self) -> Vec<PathBuf> {
+        let workspaces = self.agent_workspaces();
+        vec![workspaces.join("index"), workspaces]
+    }
+
+    /// The folders chat files are in: `chats/<character>/` (one level down) and
+    /// `group chats/`.
+    pub fn chat_folders(&self) -> (PathBuf, PathBuf) {
+        (self.chats(), self.group_chats())
     }
 }
 

@@ -19,6 +19,7 @@ pub mod digest;
 pub mod durability;
 pub mod environment;
 pub mod guidance;
+pub mod inspect;
 pub mod journal;
 pub mod layout;
 pub mod mcp;

@@ -198,6 +198,18 @@ impl Sweeper {
     /// Removes the stale temps directly in `folder`; returns the folders it kept, for a
     /// recursive sweep. Best effort: what cannot be read or removed now is left to the next.
     pub fn sweep_dir(&mut self, folder: &Path) -> Vec<PathBuf> {
+        self.visit_dir(folder, &mut |path, is_dir| {
+            if is_dir {
+                drop(fs::remove_dir_all(path));
+            } else {
+                drop(fs::remove_file(path));
+            }
+        })
+    }
+
+    /// Calls `stale` with each stale temp directly in `folder` (and whether it is a
+    /// folder); returns the other folders, which are never links.
+    fn visit_dir(&mut self, folder: &Path, stale: &mut impl FnMut(&Path, bool)) -> Vec<PathBuf> {
         let mut folders = Vec::new();
         let Ok(entries) = fs::read_dir(folder) else {
             return folders;
@@ -206,15 +218,14 @@ impl Sweeper {
             let Ok(meta) = entry.metadata() else {
                 continue;
             };
-            let stale = entry
+            let is_stale = entry
                 .file_name()
                 .to_str()
                 .is_some_and(|name| self.is_stale(name, &meta));
             let path = entry.path();
             // `metadata` of a `DirEntry` does not follow links: a link is never walked.
-            match (stale, meta.is_dir()) {
-                (true, true) => drop(fs::remove_dir_all(&path)),
-                (true, false) => drop(fs::remove_file(&path)),
+            match (is_stale, meta.is_dir()) {
+                (true, is_dir) => stale(&path, is_dir),
                 (false, true) => folders.push(path),
                 (false, false) => {}
             }
@@ -228,6 +239,17 @@ impl Sweeper {
         while let Some(folder) = stack.pop() {
             stack.extend(self.sweep_dir(&folder));
         }
+    }
+
+    /// The stale temps anywhere under `root`, left in place (the doctor reports them).
+    pub fn find_in_tree(&mut self, root: &Path) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(folder) = stack.pop() {
+            let folders = self.visit_dir(&folder, &mut |path, _| found.push(path.to_owned()));
+            stack.extend(folders);
+        }
+        found
     }
 }
 

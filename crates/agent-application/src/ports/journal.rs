@@ -59,6 +59,11 @@ pub trait EventJournal: Send + Sync {
 
     /// Events appended after the call, until the run's terminal event (inclusive).
     async fn subscribe(&self, run: &RunId) -> Result<EventStream, JournalError>;
+
+    /// Whether a live process (this one included) holds the run's journal for writing: it
+    /// drives the run, or is ending it. A run that is not terminal and not held was left
+    /// behind by a process that died.
+    async fn is_held(&self, run: &RunId) -> Result<bool, JournalError>;
 }
 
 /// A journal operation failed.

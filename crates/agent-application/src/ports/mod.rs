@@ -12,6 +12,7 @@ mod chat;
 mod chat_workspaces;
 mod checkpoint;
 mod connection;
+mod data_dir;
 mod environment;
 mod group;
 mod guidance;
@@ -42,6 +43,9 @@ pub use chat::{
 pub use chat_workspaces::{ChatWorkspaceStore, DiskUse, ListedChat, WorkspaceContents};
 pub use checkpoint::{CheckpointFile, CheckpointRecord, CheckpointStore};
 pub use connection::{ConnectionList, ConnectionProblem, ConnectionStore};
+pub use data_dir::{
+    ChatProblem, ChatScan, DataDirInspector, EnvironmentVariables, LayoutProblem, LayoutScan,
+};
 pub use environment::{Clock, Digest, IdSource, Rng};
 pub use group::{GROUP_INVALID, Group, Groups, INVALID_GROUP_ID};
 pub use guidance::{GuidanceItem, GuidanceMailbox, MailboxLimits, Submission};

@@ -57,6 +57,19 @@ pub enum StartRunError {
     /// marked failed.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// A prepared request's invocation could not be set up (its tool snapshot does not
+    /// compile); a run meets the same fault after it starts, and fails with it.
+    #[error("{message}")]
+    Setup { code: &'static str, message: String },
+}
+
+impl From<super::fault::Fault> for StartRunError {
+    fn from(fault: super::fault::Fault) -> Self {
+        Self::Setup {
+            code: fault.code,
+            message: fault.message,
+        }
+    }
 }
 
 impl ErrorCode for StartRunError {
@@ -74,6 +87,7 @@ impl ErrorCode for StartRunError {
             Self::InvalidId(error) => error.code(),
             Self::Store(error) => error.code(),
             Self::Journal(error) => error.code(),
+            Self::Setup { code, .. } => code,
         }
     }
 }

@@ -3,10 +3,7 @@
 
 use std::sync::Arc;
 
-use agent_domain::event::{
-    InvocationStatus, InvocationStatusPayload, JournalLine, RunEvent, RunRolledBackPayload,
-    RunStatus, StatusChangedPayload,
-};
+use agent_domain::event::{JournalLine, RunRolledBackPayload, RunStatus};
 use agent_domain::run::{
     AgentInvocation, AgentRun, AgentTaskRecord, InvocationId, RunId, RunSummary,
 };
@@ -15,10 +12,12 @@ use agent_domain::workspace::{RUNTIME_RESULTS_ROOT, WorkspacePath, WorkspaceRoot
 
 use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
+use super::ending::{Ending, end_inactive_run};
 use super::errors::{RuntimeError, StartRunError};
+use super::first_request::{PrepareRequest, PreparedRequest};
 use super::guidance::{Guidance, GuidanceReceipt};
 use super::mcp_sessions::McpPorts;
-use super::recorder::{Recorder, append};
+use super::recorder::Recorder;
 use super::shared::Shared;
 use super::start::{PreviewPrompt, StartRun, StartedRun, start_run};
 use super::summary::store_summary;
@@ -122,6 +121,19 @@ impl AgentRuntime {
         super::start::preview(&self.shared, request).await
     }
 
+    /// The request the root invocation's first model round would send — the spec's
+    /// `promptAssembly.prepare` — without creating a run: the checks and the prompt of
+    /// [`start_run`](Self::start_run), then the invocation's tool snapshot, system-prompt
+    /// additions and first request, computed by the code a run uses. World info activates
+    /// as in a run (reading its timed effects) but nothing is written. The provider
+    /// state names [`PREPARED_RUN_ID`](super::PREPARED_RUN_ID) as its run.
+    pub async fn prepare_request(
+        &self,
+        request: PrepareRequest,
+    ) -> Result<PreparedRequest, StartRunError> {
+        super::first_request::prepare_request(&self.shared, request).await
+    }
+
     /// Asks a run to stop.
     ///
     /// * A run that already ended: its status, nothing journaled.
@@ -181,61 +193,34 @@ impl AgentRuntime {
 
     /// [`mark_cancelled`](Self::mark_cancelled) for a run this process does not drive.
     async fn mark_inactive_run_cancelled(&self, run: &RunId) -> Result<RunStatus, RuntimeError> {
-        let ports = &self.shared.ports;
-        let mut record = ports.runs.load_run(run).await?;
+        end_inactive_run(&self.shared.ports, run, Ending::Cancelled).await
+    }
+
+    /// Whether `run` was left behind by a process that died: not terminal, not driven by
+    /// this process, and no live process holds its journal (see `docs/runtime.md`, "A run
+    /// whose driver died"). A live run is never abandoned.
+    pub async fn is_abandoned(&self, run: &RunId) -> Result<bool, RuntimeError> {
+        if self.shared.active.get(run).is_some() {
+            return Ok(false);
+        }
+        let record = self.shared.ports.runs.load_run(run).await?;
         if record.status.is_terminal() {
-            return Ok(record.status);
+            return Ok(false);
         }
-        let now = ports.clock.now_rfc3339();
-        // A driver that died between its terminal event and saving the record left the
-        // record behind: the journal is the truth, so the record catches up with it.
-        let newest = ports.journal.read(run, &EventQuery::newest(1)).await?;
-        if let Some(outcome) = newest.last().and_then(|line| line.event.terminal_outcome()) {
-            record.status = outcome.run_status();
-            record.updated_at = now;
-            ports.runs.save_run(&record).await?;
-            let _ = store_summary(ports, &record).await;
-            return Ok(record.status);
+        Ok(!self.shared.ports.journal.is_held(run).await?)
+    }
+
+    /// Marks an abandoned run (its driving process died) failed: status `failed`, its open
+    /// invocations `agent_invocation_failed`, and `run_failed` with
+    /// [`RUN_ABANDONED`](super::RUN_ABANDONED) — `run_partial_success` when it had already
+    /// committed to the chat. A run that already ended keeps its status (a record behind its
+    /// journal catches up). A run this or another live process drives is refused with
+    /// [`JournalError::Locked`] having written nothing.
+    pub async fn mark_abandoned(&self, run: &RunId) -> Result<RunStatus, RuntimeError> {
+        if self.shared.active.get(run).is_some() {
+            return Err(JournalError::Locked(run.to_string()).into());
         }
-        let draft = crate::ports::EventDraft {
-            timestamp: now.clone(),
-            event: RunEvent::RunCancelRequested,
-        };
-        ports.journal.append(run, draft).await?;
-        record.status = RunStatus::Cancelled;
-        record.updated_at = now.clone();
-        append(
-            ports,
-            run,
-            RunEvent::StatusChanged(StatusChangedPayload {
-                status: RunStatus::Cancelled,
-            }),
-        )
-        .await?;
-        ports.runs.save_run(&record).await?;
-        for mut invocation in ports.runs.list_invocations(run).await? {
-            if invocation.status.is_terminal() {
-                continue;
-            }
-            invocation.status = InvocationStatus::Cancelled;
-            invocation.updated_at = now.clone();
-            ports.runs.save_invocation(&invocation).await?;
-            let payload = InvocationStatusPayload {
-                invocation_id: invocation.id.to_string(),
-                parent_invocation_id: invocation.parent_invocation_id.map(|id| id.to_string()),
-                profile_id: invocation.profile_id,
-                kind: invocation.kind,
-                status: InvocationStatus::Cancelled,
-                message: None,
-            };
-            if let Some(event) = RunEvent::for_invocation_status(payload) {
-                append(ports, run, event).await?;
-            }
-        }
-        append(ports, run, RunEvent::RunCancelled(None)).await?;
-        let _ = ports.cancel_requests.clear(run).await;
-        let _ = store_summary(ports, &record).await;
-        Ok(RunStatus::Cancelled)
+        end_inactive_run(&self.shared.ports, run, Ending::Abandoned).await
     }
 
     /// Undoes an ended run's commits on the chat and notes it in the run's journal

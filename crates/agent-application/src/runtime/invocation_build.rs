@@ -2,27 +2,34 @@
 //! steps: [`create_record`] (the record and `agent_invocation_created`), then
 //! [`assemble`] (its skills, model binding, frozen tool snapshot, loop machine and the
 //! tools' world, journaled as `skill_scopes_resolved`, `agent_model_binding_resolved` and
-//! `context_assembled`). The root does run-level work between the two.
+//! `context_assembled`). The root does run-level work between the two. [`build_loop`] is
+//! the part of [`assemble`] that writes nothing (the tool snapshot, the system prompt's
+//! additions, the machine); `prompt prepare` shares it.
 
 use std::sync::Arc;
 
 use agent_domain::ErrorCode;
 use agent_domain::event::{
     ContextAssembledPayload, InvocationCreatedPayload, InvocationKind, InvocationStatus,
-    ModelRequestSummary, RunEvent, RunStatus,
+    ModelRequestSummary, Presentation, RunEvent, RunStatus,
 };
-use agent_domain::model::{AgentModelContentPart, AgentModelMessage, ModelRole, ProviderState};
-use agent_domain::run::AgentInvocation;
+use agent_domain::model::{
+    AgentModelContentPart, AgentModelMessage, GenerationParameters, ModelRole, ProviderState,
+};
+use agent_domain::profile::ResolvedAgentProfile;
+use agent_domain::run::{AgentInvocation, InvocationId};
 use agent_domain::tool::{
-    BuiltinTool, InvocationToolSnapshot, SnapshotInputs, builtin_catalog, compile_snapshot,
+    BuiltinTool, ExitPolicy, InvocationToolSnapshot, SnapshotDiagnostic, SnapshotInputs,
+    builtin_catalog, compile_snapshot,
 };
 
 use super::candidates::{Operation, available_agents, candidates};
 use super::driver::Driver;
 use super::fault::Fault;
 use super::invocation::{Invocation, InvocationIdentity, InvocationStart, ToolWorld};
-use super::machine::{InvocationMachine, InvocationSetup};
+use super::machine::{CommitLedger, InvocationMachine, InvocationSetup, ModelLabel};
 use super::mcp;
+use super::shared::Shared;
 use crate::ports::InputDocument;
 use crate::skills::{invocation_scopes, resolve_skills};
 use crate::tools::{InvocationScope, RunScope, SkillAccess, ToolSession};
@@ -142,45 +149,33 @@ pub(super) async fn assemble(
     if record.kind != InvocationKind::Subagent {
         d.rec.set_status(RunStatus::AssemblingContext).await?;
     }
-    let catalog = builtin_catalog().map_err(|e| Fault::of(&e))?;
-    let policy = profile.tool_policy();
-    let mcp_entries = mcp::snapshot_entries(d.shared.mcp.as_ref(), &policy.allow).await;
-    let compiled = compile_snapshot(SnapshotInputs {
-        invocation_id: id.as_str(),
-        policy: &policy,
-        exit_policy: record.exit_policy,
-        builtins: &catalog,
-        mcp: &mcp_entries,
-    })
-    .map_err(fault("compiling the tool snapshot"))?;
-    let snapshot = compiled.snapshot;
+    let label = start.model.label.clone();
+    let built = build_loop(
+        &d.shared,
+        LoopInputs {
+            run_id: run_id.as_str(),
+            invocation_id: &id,
+            exit_policy: record.exit_policy,
+            profile,
+            presentation: start.presentation,
+            messages: start.messages,
+            parameters: d.facts.prompt.parameters(),
+            ledger: start.ledger,
+            label: label.clone(),
+        },
+    )
+    .await?;
+    let InvocationLoop {
+        machine,
+        snapshot,
+        snapshot_diagnostics,
+        message_count,
+    } = built;
     let snapshot_ref = ports
         .audit
         .write_tool_snapshot(&run_id, &snapshot)
         .await
         .map_err(fault("writing the tool snapshot"))?;
-    let mut messages = start.messages;
-    let operations = agent_operations(&snapshot);
-    if !operations.is_empty() {
-        let listed = candidates(&ports.profiles, profile).await;
-        add_to_system_prompt(&mut messages, &available_agents(&listed, &operations));
-    }
-    let message_count = messages.len();
-    let label = start.model.label.clone();
-    let machine = InvocationMachine::new(InvocationSetup {
-        invocation_id: id.clone(),
-        presentation: start.presentation,
-        max_rounds: profile.max_rounds(),
-        model_retry: profile.model_retry,
-        message_body_path: profile.message_body_path().clone(),
-        snapshot: snapshot.clone(),
-        messages,
-        provider_state: ProviderState::initial(run_id.as_str(), id.as_str()),
-        parameters: d.facts.prompt.parameters(),
-        ledger: start.ledger,
-        label: label.clone(),
-    })
-    .map_err(|e| Fault::of(&e))?;
     d.rec
         .emit(RunEvent::ContextAssembled(ContextAssembledPayload {
             invocation_id: id.to_string(),
@@ -196,7 +191,7 @@ pub(super) async fn assemble(
             max_rounds: profile.max_rounds(),
             model_retry: profile.model_retry,
             context_policy: Some(profile.context),
-            snapshot_diagnostics: compiled.diagnostics,
+            snapshot_diagnostics,
         }))
         .await?;
 
@@ -231,5 +226,83 @@ pub(super) async fn assemble(
         last_response_path: None,
         last_write_call: None,
         last_reasoning: String::new(),
+    })
+}
+
+/// What an invocation's loop is built from: who it is, the profile it runs and what it
+/// starts with.
+pub(super) struct LoopInputs<'a> {
+    pub run_id: &'a str,
+    pub invocation_id: &'a InvocationId,
+    pub exit_policy: ExitPolicy,
+    pub profile: &'a ResolvedAgentProfile,
+    pub presentation: Presentation,
+    /// The prompt, before the runtime's additions to its system message.
+    pub messages: Vec<AgentModelMessage>,
+    pub parameters: GenerationParameters,
+    pub ledger: CommitLedger,
+    pub label: ModelLabel,
+}
+
+/// An invocation's loop machine, about to make its first model call, and the frozen tool
+/// snapshot it advertises.
+pub(super) struct InvocationLoop {
+    pub machine: InvocationMachine,
+    pub snapshot: InvocationToolSnapshot,
+    /// MCP tools the profile allows that were left out, and why.
+    pub snapshot_diagnostics: Vec<SnapshotDiagnostic>,
+    /// How many messages the first request carries.
+    pub message_count: usize,
+}
+
+/// Compiles the invocation's tool snapshot, adds the agents it may call to the system
+/// prompt, and builds its machine. Both a run ([`assemble`]) and a prepared request
+/// ([`AgentRuntime::prepare_request`](super::AgentRuntime::prepare_request)) come through
+/// here, so what `prompt prepare` shows is what the run's first round sends. Writes
+/// nothing.
+pub(super) async fn build_loop(
+    shared: &Shared,
+    inputs: LoopInputs<'_>,
+) -> Result<InvocationLoop, Fault> {
+    let profile = inputs.profile;
+    let id = inputs.invocation_id;
+    let catalog = builtin_catalog().map_err(|e| Fault::of(&e))?;
+    let policy = profile.tool_policy();
+    let mcp_entries = mcp::snapshot_entries(shared.mcp.as_ref(), &policy.allow).await;
+    let compiled = compile_snapshot(SnapshotInputs {
+        invocation_id: id.as_str(),
+        policy: &policy,
+        exit_policy: inputs.exit_policy,
+        builtins: &catalog,
+        mcp: &mcp_entries,
+    })
+    .map_err(fault("compiling the tool snapshot"))?;
+    let snapshot = compiled.snapshot;
+    let mut messages = inputs.messages;
+    let operations = agent_operations(&snapshot);
+    if !operations.is_empty() {
+        let listed = candidates(&shared.ports.profiles, profile).await;
+        add_to_system_prompt(&mut messages, &available_agents(&listed, &operations));
+    }
+    let message_count = messages.len();
+    let machine = InvocationMachine::new(InvocationSetup {
+        invocation_id: id.clone(),
+        presentation: inputs.presentation,
+        max_rounds: profile.max_rounds(),
+        model_retry: profile.model_retry,
+        message_body_path: profile.message_body_path().clone(),
+        snapshot: snapshot.clone(),
+        messages,
+        provider_state: ProviderState::initial(inputs.run_id, id.as_str()),
+        parameters: inputs.parameters,
+        ledger: inputs.ledger,
+        label: inputs.label,
+    })
+    .map_err(|e| Fault::of(&e))?;
+    Ok(InvocationLoop {
+        machine,
+        snapshot,
+        snapshot_diagnostics: compiled.diagnostics,
+        message_count,
     })
 }

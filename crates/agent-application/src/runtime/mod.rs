@@ -16,11 +16,13 @@ mod child;
 mod commit;
 mod drive;
 mod driver;
+mod ending;
 mod errors;
 mod facade;
 mod facts;
 mod fault;
 mod finish;
+mod first_request;
 mod guidance;
 mod invocation;
 mod invocation_build;
@@ -42,9 +44,11 @@ mod wiring;
 
 pub use activity::ModelActivity;
 pub use cancel::CANCEL_POLL_INTERVAL;
+pub use ending::RUN_ABANDONED;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
+pub use first_request::{PREPARED_RUN_ID, PrepareRequest, PreparedRequest};
 pub use guidance::{
     Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,
 };

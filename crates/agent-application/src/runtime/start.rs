@@ -9,8 +9,8 @@ use agent_domain::event::{
 };
 use agent_domain::profile::ResolvedAgentProfile;
 use agent_domain::run::{
-    AgentRun, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, input_message_count,
-    parse_stable_chat_id, resolve_persist_base,
+    AgentRun, GenerationType, PrefixMessage, RunId, SkillScopeRefs, StateId, WorkspaceId,
+    input_message_count, parse_stable_chat_id, resolve_persist_base,
 };
 use agent_domain::tool::BuiltinTool;
 use futures::future::BoxFuture;
@@ -26,7 +26,9 @@ use super::shared::Shared;
 use crate::chat_workspaces::workspace_of;
 use crate::ports::{ChatInfo, EventDraft, ModelGateway};
 use crate::profiles::ProfileService;
-use crate::prompt::{AssembledPrompt, PromptInput, PromptPorts, PromptRequest, assemble_prompt};
+use crate::prompt::{
+    AssembledPrompt, PromptInput, PromptPorts, PromptRequest, PromptSnapshot, assemble_prompt,
+};
 use crate::scene::{ChatScene, SceneError, SceneFrame, SceneRequest, gather};
 
 /// What a host asks to preview: the prompt a run would start from.
@@ -168,20 +170,48 @@ impl std::fmt::Debug for StartedRun {
     }
 }
 
-/// The checks, in order; then the run. See [`AgentRuntime::start_run`](super::AgentRuntime::start_run).
-pub(super) async fn start_run(
+/// What a run's checks ([`check_start`]) ask about.
+pub(super) struct StartChecks<'a> {
+    pub chat: &'a ChatRef,
+    pub profile_id: Option<&'a str>,
+    pub generation_type: GenerationType,
+    pub presentation: Option<Presentation>,
+    pub prompt: &'a PromptInput,
+    /// The model whose tokenizer counts the world-info budget.
+    pub model: Option<&'a str>,
+    pub scene: &'a SceneRequest,
+}
+
+/// What a run's checks settle: everything a run is created from.
+pub(super) struct Checked {
+    pub profile: ResolvedAgentProfile,
+    pub presentation: Presentation,
+    pub stable_chat_id: String,
+    pub workspace_id: WorkspaceId,
+    pub generation_type: GenerationType,
+    pub input_count: usize,
+    pub persist_base: Option<StateId>,
+    pub scene: ChatScene,
+    pub prompt: PromptSnapshot,
+    /// Chat metadata the run's commit writes (world info's timed effects).
+    pub commit_metadata: Vec<(String, agent_domain::json::OrderedJson)>,
+}
+
+/// The checks of a run, in TauriTavern's order, writing nothing: a run
+/// ([`start_run`]) and a prepared request (`prompt prepare`) both pass them.
+pub(super) async fn check_start(
     shared: &Arc<Shared>,
-    request: StartRun,
-) -> Result<StartedRun, StartRunError> {
+    request: StartChecks<'_>,
+) -> Result<Checked, StartRunError> {
     let ports = &shared.ports;
     // 1. A snapshot is checked before anything else (stream, external tools, tool turns).
-    let validated = match &request.prompt {
+    let validated = match request.prompt {
         PromptInput::Snapshot(value) => Some(crate::prompt::validate_prompt_snapshot(value)?),
         PromptInput::Assemble => None,
     };
     // 2. The profile, and whether it may run here.
     let profile = ProfileService::new(Arc::clone(&ports.profiles))
-        .resolve(request.profile_id.as_deref())
+        .resolve(request.profile_id)
         .await?;
     profile.ensure_direct_runnable()?;
     profile.ensure_model_configured()?;
@@ -194,14 +224,14 @@ pub(super) async fn start_run(
         });
     }
     // 3. The chat, its workspace, the frozen prefix and the persist base.
-    let chat = ports.chats.open(&request.chat).await?;
+    let chat = ports.chats.open(request.chat).await?;
     let stable_chat_id = parse_stable_chat_id(&chat.stable_chat_id)?;
-    let workspace_id = workspace_of(ports.digest.as_ref(), &request.chat, &stable_chat_id);
+    let workspace_id = workspace_of(ports.digest.as_ref(), request.chat, &stable_chat_id);
     let (generation_type, input_count) =
         frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;
     // 4. Who is in the chat, and the prompt.
-    let scene = gather_scene(shared, &chat, generation_type, input_count, &request.scene).await?;
+    let scene = gather_scene(shared, &chat, generation_type, input_count, request.scene).await?;
     let (prompt, commit_metadata) = match validated {
         Some(snapshot) => (snapshot, Vec::new()),
         None => {
@@ -214,7 +244,7 @@ pub(super) async fn start_run(
                     generation: generation_type,
                     requested: request.generation_type,
                     profile: &profile,
-                    model: request.model_label.model.as_deref(),
+                    model: request.model,
                     preview: false,
                 },
             )
@@ -226,6 +256,50 @@ pub(super) async fn start_run(
             (assembled.snapshot, metadata)
         }
     };
+    Ok(Checked {
+        profile,
+        presentation,
+        stable_chat_id,
+        workspace_id,
+        generation_type,
+        input_count,
+        persist_base,
+        scene,
+        prompt,
+        commit_metadata,
+    })
+}
+
+/// The checks, in order; then the run. See [`AgentRuntime::start_run`](super::AgentRuntime::start_run).
+pub(super) async fn start_run(
+    shared: &Arc<Shared>,
+    request: StartRun,
+) -> Result<StartedRun, StartRunError> {
+    let ports = &shared.ports;
+    let Checked {
+        profile,
+        presentation,
+        stable_chat_id,
+        workspace_id,
+        generation_type,
+        input_count,
+        persist_base,
+        scene,
+        prompt,
+        commit_metadata,
+    } = check_start(
+        shared,
+        StartChecks {
+            chat: &request.chat,
+            profile_id: request.profile_id.as_deref(),
+            generation_type: request.generation_type,
+            presentation: request.presentation,
+            prompt: &request.prompt,
+            model: request.model_label.model.as_deref(),
+            scene: &request.scene,
+        },
+    )
+    .await?;
 
     // Everything checked: create the run.
     let run_id = RunId::from_uuid_hex(&ports.ids.new_hex_id())?;

@@ -3,15 +3,15 @@
 //! Keys are never read here beyond asking whether a connection's variable is set: output
 //! says `set` or `unset`, never the value, and credential-looking header values are masked.
 
-use std::env;
-
-use agent_application::ports::{ConnectionStore, StoreError};
+use agent_application::ports::{ConnectionStore, EnvironmentVariables, StoreError};
 use agent_domain::connection::{
     ConnectionConfig, ConnectionError, ConnectionName, ConnectionTransport, ProviderFormat,
     headers_from_args, params_from_args,
 };
 use serde::Serialize;
 use serde_json::json;
+
+use agent_infra_fs::environment::ProcessEnvironment;
 
 use crate::cli::{ConnectionAddArgs, ConnectionsCommand};
 use crate::exit::{CmdResult, Exit, Failed};
@@ -54,14 +54,12 @@ impl ConnectionView {
     }
 }
 
-/// Whether the key variable is set to something. An empty variable counts as unset: no
-/// provider accepts an empty key.
+/// Whether the key variable is set to something (an empty one counts as unset).
 fn key_is_set(config: &ConnectionConfig) -> bool {
     config
         .api_key_env
         .as_deref()
-        .and_then(env::var_os)
-        .is_some_and(|value| !value.is_empty())
+        .is_some_and(|var| ProcessEnvironment.is_set(var))
 }
 
 /// `set` / `unset` for a connection with a key variable, `-` for one without.

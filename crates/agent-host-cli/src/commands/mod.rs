@@ -47,7 +47,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Skills { command } => skills::execute(&host, command).await,
         Command::Retention { command } => retention::execute(&host, command).await,
         Command::Chats { command } => chats::execute(&host, command).await,
-        Command::Doctor { json } => doctor::execute(&host, json).await,
+        Command::Doctor { fix, json } => doctor::execute(&host, fix, json).await,
     }
 }
 

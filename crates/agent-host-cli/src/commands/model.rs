@@ -19,7 +19,7 @@ use agent_gateway::{HttpConnection, HttpModelGateway};
 use agent_infra_fs::connections::FsConnectionStore;
 use async_trait::async_trait;
 
-use crate::cli::RunArgs;
+use crate::cli::ModelArgs;
 use crate::exit::{CmdResult, Exit, Failed, OrExit, codes};
 use crate::input::{InputKind, read_input};
 use crate::wiring::Host;
@@ -101,7 +101,11 @@ impl ModelBinder for ConnectionBinder {
 
 /// `--script`, else `--connection` (with the connection's own model), else the profile's
 /// `connectionRef` (with the profile's `modelId`).
-pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
+pub async fn choose(
+    host: &Host,
+    args: &ModelArgs,
+    profile: Option<&str>,
+) -> CmdResult<ChosenModel> {
     if let Some(path) = &args.script {
         let text = read_input(path, InputKind::Script)?;
         let model = ScriptedModel::from_json(&text).or_usage()?;
@@ -120,11 +124,7 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
     }
     // Only to learn the profile's binding; the runtime resolves it again (and reports its
     // problems) when the run starts.
-    let profile = host
-        .profiles()
-        .resolve(args.profile.as_deref())
-        .await
-        .or_usage()?;
+    let profile = host.profiles().resolve(profile).await.or_usage()?;
     profile.ensure_model_configured().or_usage()?;
     match &profile.model {
         ModelBinding::ConnectionRef {

@@ -1,36 +1,81 @@
 //! `prompt build`: the prompt snapshot a run on a chat would start from, in the shape
 //! `run --prompt-snapshot` reads back, and (on stderr, for people) which world-info entries
-//! fired and why.
+//! fired and why. `prompt prepare`: the request the run's first model round would send,
+//! from the runtime's [`prepare_request`](agent_application::runtime::AgentRuntime::prepare_request).
 
 use std::io::{self, Write};
 
 use agent_application::prompt::RunLore;
-use agent_application::runtime::{PreviewPrompt, StartRunError};
+use agent_application::runtime::{PrepareRequest, PreparedRequest, PreviewPrompt, StartRunError};
+use agent_domain::event::Presentation;
+use agent_domain::model::AgentModelContentPart;
 use serde_json::Value;
 
 use super::resolve_chat;
+use super::run::prompt_input;
 use crate::cli::PromptCommand;
 use crate::exit::{CmdResult, Exit, Failed};
 use crate::render::json;
 use crate::wiring::Host;
 
 pub async fn execute(host: &Host, command: PromptCommand) -> CmdResult {
-    let PromptCommand::Build {
-        chat,
-        profile,
-        generation_type,
-        model,
-        scene,
-        json,
-    } = command;
-    let (chat, _) = resolve_chat(&host.storage.data, &chat)?;
-    let preview = PreviewPrompt {
-        chat,
-        profile_id: profile,
-        generation_type: generation_type.into(),
-        model,
-        scene: scene.into(),
-    };
+    match command {
+        PromptCommand::Build {
+            chat,
+            profile,
+            generation_type,
+            model,
+            scene,
+            json,
+        } => {
+            let preview = PreviewPrompt {
+                chat: resolve_chat(&host.storage.data, &chat)?.0,
+                profile_id: profile,
+                generation_type: generation_type.into(),
+                model,
+                scene: scene.into(),
+            };
+            build(host, preview, json).await
+        }
+        PromptCommand::Prepare {
+            chat,
+            profile,
+            model,
+            prompt_snapshot,
+            generation_type,
+            background,
+            scene,
+            json,
+        } => {
+            let (chat, _) = resolve_chat(&host.storage.data, &chat)?;
+            let prompt = prompt_input(prompt_snapshot.as_deref())?;
+            let chosen = super::model::choose(host, &model, profile.as_deref()).await?;
+            let request = PrepareRequest {
+                chat,
+                profile_id: profile,
+                generation_type: generation_type.into(),
+                presentation: background.then_some(Presentation::Background),
+                prompt,
+                model_label: chosen.run.label,
+                model_binding: chosen.run.binding,
+                scene: scene.into(),
+            };
+            let prepared = host
+                .runtime
+                .prepare_request(request)
+                .await
+                .map_err(preview_error)?;
+            if json {
+                json::print_pretty(&prepared)?;
+            } else {
+                print!("{}", prepared_text(&prepared));
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+async fn build(host: &Host, preview: PreviewPrompt, json: bool) -> CmdResult {
     let assembled = host
         .runtime
         .preview_prompt(preview)
@@ -44,6 +89,91 @@ pub async fn execute(host: &Host, command: PromptCommand) -> CmdResult {
         let _ = err.write_all(world_info_text(assembled.lore.as_ref()).as_bytes());
     }
     Ok(Exit::Ok)
+}
+
+/// The prepared request for people: who and what, the model, the tools, then every
+/// message in full.
+fn prepared_text(prepared: &PreparedRequest) -> String {
+    let binding = &prepared.binding;
+    let request = &prepared.request;
+    let mut out = format!(
+        "profile      {} ({}, {}, {} chat message{} read)\n",
+        prepared.profile_id,
+        json::name_of(&prepared.presentation),
+        prepared.generation_type.as_str(),
+        prepared.input_message_count,
+        if prepared.input_message_count == 1 {
+            ""
+        } else {
+            "s"
+        },
+    );
+    out.push_str(&format!(
+        "model        {}{} · {} · {}\n",
+        json::name_of(&binding.mode),
+        binding
+            .connection
+            .as_deref()
+            .map(|name| format!(" {name}"))
+            .unwrap_or_default(),
+        binding.provider_format.as_deref().unwrap_or("-"),
+        binding.model_id.as_deref().unwrap_or("-"),
+    ));
+    out.push_str(&format!(
+        "tool choice  {}\n",
+        serde_json::to_string(&request.tool_choice).unwrap_or_default()
+    ));
+    out.push_str(&format!("tools        {}\n", request.tools.len()));
+    let width = |text: &str| text.chars().count();
+    let alias_width = request
+        .tools
+        .iter()
+        .map(|t| width(&t.alias))
+        .max()
+        .unwrap_or(0);
+    let ids: Vec<String> = request
+        .tools
+        .iter()
+        .map(|t| t.tool_id.to_string())
+        .collect();
+    let id_width = ids.iter().map(|id| width(id)).max().unwrap_or(0);
+    for (tool, id) in request.tools.iter().zip(&ids) {
+        let summary = tool.description.lines().next().unwrap_or_default();
+        out.push_str(&format!(
+            "  {:<alias_width$}  {id:<id_width$}  {summary}\n",
+            tool.alias
+        ));
+    }
+    for diagnostic in &prepared.snapshot_diagnostics {
+        out.push_str(&format!(
+            "  left out {}: {}: {}\n",
+            diagnostic.tool_id, diagnostic.code, diagnostic.message
+        ));
+    }
+    out.push_str(&format!("messages     {}\n", request.messages.len()));
+    for message in request.messages.iter() {
+        out.push_str(&format!("--- {}\n", json::name_of(&message.role)));
+        for part in &message.parts {
+            match part {
+                AgentModelContentPart::Text { text } => {
+                    out.push_str(text);
+                    if !text.ends_with('\n') {
+                        out.push('\n');
+                    }
+                }
+                other => out.push_str(&format!("[{}]\n", part_kind(other))),
+            }
+        }
+    }
+    out
+}
+
+/// The kind of a non-text content part, as its JSON names it.
+fn part_kind(part: &AgentModelContentPart) -> String {
+    serde_json::to_value(part)
+        .ok()
+        .and_then(|value| value.get("type").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_else(|| "part".to_owned())
 }
 
 /// A refused preview: exit 2 when the chat, profile or data named is unusable (as `run`

@@ -36,11 +36,8 @@ pub struct View {
 
 pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
     let (chat, _) = resolve_chat(&host.storage.data, &args.chat)?;
-    let prompt = match &args.prompt_snapshot {
-        Some(path) => PromptInput::Snapshot(read_json(path)?),
-        None => PromptInput::Assemble,
-    };
-    let model = model::choose(host, &args).await?;
+    let prompt = prompt_input(args.prompt_snapshot.as_deref())?;
+    let model = model::choose(host, &args.model, args.profile.as_deref()).await?;
     let request = StartRun {
         chat,
         profile_id: args.profile.clone(),
@@ -60,6 +57,14 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
     let outcome = drive(host, request, view).await?;
     super::retention::after_run(host, args.json).await;
     Ok(Exit::of_run(outcome.status))
+}
+
+/// The prompt of a run: the snapshot file given, else assembled from the chat.
+pub(crate) fn prompt_input(snapshot: Option<&Path>) -> CmdResult<PromptInput> {
+    Ok(match snapshot {
+        Some(path) => PromptInput::Snapshot(read_json(path)?),
+        None => PromptInput::Assemble,
+    })
 }
 
 /// Reads the prompt snapshot file; an unreadable file (`cli.file_unreadable`) or one that

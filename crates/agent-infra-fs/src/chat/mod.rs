@@ -33,6 +33,23 @@ mod stamp;
 mod store;
 
 pub use committer::FsChatCommitter;
+
+/// Checks a whole chat file, `bytes`, as opening it for a run and reading every message
+/// would: no blank line, a header that is a JSON object with a valid string
+/// `chat_metadata.integrity` (when it has one), every message line a JSON object. The
+/// error names the line.
+pub fn check_chat_bytes(bytes: Vec<u8>) -> Result<(), agent_application::ports::ChatError> {
+    let doc = document::ChatDocument::parse(bytes)?;
+    if let Some(header) = doc.header() {
+        header::Header::parse(header)?.stable_chat_id()?;
+    }
+    for index in 0..doc.message_count() {
+        if let Some(line) = doc.message(index) {
+            message::parse_line(line, doc.line_number(index))?;
+        }
+    }
+    Ok(())
+}
 pub use locator::ChatLocator;
 pub(crate) use lock::remove_chat;
 pub use store::FsChatStore;

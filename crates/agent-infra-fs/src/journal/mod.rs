@@ -54,16 +54,20 @@ pub use page::{LIMIT_INVALID, belongs_to, read_page};
 /// Whether a process holds the run's journal lock: drives the run, or changes it otherwise
 /// (a rollback, a prune). Tested with a shared lock that is released at once.
 pub(crate) fn journal_held(dir: &RunDir) -> Result<bool, StoreError> {
-    let path = dir.events();
-    let journal = match File::open(&path) {
+    journal_file_held(&dir.events())
+}
+
+/// [`journal_held`] of the journal file at `path`.
+fn journal_file_held(path: &Path) -> Result<bool, StoreError> {
+    let journal = match File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
-        Err(err) => return Err(store_io_error(&path, err)),
+        Err(err) => return Err(store_io_error(path, err)),
     };
     match journal.try_lock_shared() {
         Ok(()) => Ok(false),
         Err(TryLockError::WouldBlock) => Ok(true),
-        Err(TryLockError::Error(err)) => Err(store_io_error(&path, err)),
+        Err(TryLockError::Error(err)) => Err(store_io_error(path, err)),
     }
 }
 
@@ -294,5 +298,13 @@ impl EventJournal for FsEventJournal {
 
     async fn subscribe(&self, run: &RunId) -> Result<EventStream, JournalError> {
         self.follow_from(run, Start::End).await
+    }
+
+    async fn is_held(&self, run: &RunId) -> Result<bool, JournalError> {
+        let path = self.events_path(run).await?;
+        tokio::task::spawn_blocking(move || journal_file_held(&path))
+            .await
+            .map_err(join_error)?
+            .map_err(|err| JournalError::Io(err.to_string()))
     }
 }
