@@ -994,12 +994,13 @@ function prettyJson(text) {
   }
 }
 
-RunPage.prototype.select = function select(row) {
+RunPage.prototype.select = async function select(row) {
   this.selected = row;
   this.queueRender();
   $("detail").hidden = false;
   document.body.classList.add("detail-open");
-  $("detail-title").textContent = `#${row.seq} ${row.line.type}`;
+  $("detail-title").textContent =
+    row.detail === "tool" ? `tool call ${row.callId}` : `#${row.seq} ${row.line.type}`;
   const body = $("detail-body");
   body.replaceChildren(el("p", { class: "summary", text: row.text }));
   const asked = row;
@@ -1007,10 +1008,18 @@ RunPage.prototype.select = function select(row) {
     if (this.selected === asked) body.append(node);
   };
   const failed = (what) => (error) => put(section(what, el("p", { class: "error", text: error.message })));
-  if (row.detail === "tool") this.toolDetail(row, put, failed);
-  else if (row.detail === "turn") this.turnDetail(row.line.payload.invocationId, row.line.payload.round, put, failed);
-  else if (row.detail === "file") this.fileDetail(row.path, row.sha256, put, failed);
-  put(section("Event", pre(JSON.stringify(row.line, null, 2), "json")));
+  if (row.detail === "tool") await this.toolDetail(row, put, failed);
+  else if (row.detail === "turn") await this.turnDetail(row.line.payload.invocationId, row.line.payload.round, put, failed);
+  else if (row.detail === "file") await this.fileDetail(row.path, row.sha256, put, failed);
+  const lines = row.detail === "tool" ? this.callEvents(row.callId) : [row.line];
+  put(section(lines.length > 1 ? "Events" : "Event", ...lines.map((line) => pre(JSON.stringify(line, null, 2), "json"))));
+};
+
+/** The loaded journal lines about one tool call, oldest first. */
+RunPage.prototype.callEvents = function callEvents(callId) {
+  return Array.from(this.events.values())
+    .filter((line) => line.payload && line.payload.callId === callId)
+    .sort((a, b) => a.seq - b.seq);
 };
 
 RunPage.prototype.toolDetail = async function toolDetail(row, put, failed) {
