@@ -305,12 +305,8 @@ function wireStartForm() {
     const body = { chat: $("start-chat").value.trim() };
     if ($("start-profile").value) body.profileId = $("start-profile").value;
     if (modelChoice() === "script") {
-      try {
-        body.script = JSON.parse($("start-script").value);
-      } catch (error) {
-        $("start-error").textContent = `script.invalid: the script is not JSON: ${error.message}`;
-        return;
-      }
+      // Sent as text, so the server's script errors point into it exactly as typed.
+      body.script = $("start-script").value;
     } else if ($("start-connection").value) {
       body.connection = $("start-connection").value;
     }
@@ -790,6 +786,14 @@ RunPage.prototype.onMessage = function onMessage(message) {
     liveDelta(JSON.parse(message.data));
     return;
   }
+  if (message.event === "error") {
+    // The journal could not be read further: say why and stop following.
+    const error = JSON.parse(message.data);
+    this.abort.abort();
+    notice(`${error.code}: ${error.message}`);
+    setConnection("");
+    return;
+  }
   if (message.event && message.event !== "run_event") return;
   const line = JSON.parse(message.data);
   if (line.seq <= this.highSeq) return; // already shown (a resumed stream repeats nothing, but be safe)
@@ -855,13 +859,11 @@ function hideLive() {
 }
 
 /**
- * One `model_delta` message: `{invocationId, round, attempt, delta}` where `delta` is
- * `{kind: "text"|"reasoning", text}`, `{kind: "toolCallStarted", index, name}`,
- * `{kind: "toolCallArguments", index, fragment}`, `{kind: "toolCallFinished", index}` or
- * `{kind: "usage", …}` (see docs/serve.md).
+ * One `model_delta` message (docs/serve.md): `{invocationId, round, attempt, kind, …}` with
+ * `text` for `text` and `reasoning`, `index` and `name` for `tool_call_started`, `index` and
+ * `fragment` for `tool_call_arguments`, `index` for `tool_call_finished`.
  */
 function liveDelta(message) {
-  const delta = message.delta ?? {};
   const key = `${message.invocationId}/${message.round}/${message.attempt}`;
   if (!live || live.key !== key) {
     hideLive();
@@ -870,20 +872,19 @@ function liveDelta(message) {
     $("live-head").textContent = `${who ? `[${who}] ` : ""}round ${message.round}${message.attempt > 1 ? ` (attempt ${message.attempt})` : ""}: the model is answering…`;
   }
   $("live").hidden = false;
-  const kind = String(delta.kind ?? delta.type ?? "").replace(/_(\w)/g, (_, c) => c.toUpperCase());
-  switch (kind) {
+  switch (message.kind) {
     case "text":
-      $("live-text").append(delta.text ?? "");
+      $("live-text").append(message.text ?? "");
       break;
     case "reasoning":
-      $("live-reasoning").append(delta.text ?? "");
+      $("live-reasoning").append(message.text ?? "");
       break;
-    case "toolCallStarted":
-      live.tools.set(delta.index, { name: delta.name, args: "" });
+    case "tool_call_started":
+      live.tools.set(message.index, { name: message.name, args: "" });
       break;
-    case "toolCallArguments": {
-      const tool = live.tools.get(delta.index);
-      if (tool) tool.args += delta.fragment ?? "";
+    case "tool_call_arguments": {
+      const tool = live.tools.get(message.index);
+      if (tool) tool.args += message.fragment ?? "";
       break;
     }
     default:
