@@ -218,9 +218,11 @@ function openRuns() {
       if (!page.runs.length && !list.childElementCount) {
         list.append(el("p", { class: "muted empty", text: "No runs yet. Start one above." }));
       }
-      for (const run of page.runs) list.append(runCard(run));
+      const cards = page.runs.map(runCard);
+      list.append(...cards);
       next = page.next ?? null;
       $("runs-more").hidden = !next;
+      await fillTokens(cards);
     } catch (error) {
       showError(error);
     }
@@ -242,9 +244,25 @@ function runCard(run) {
     el("span", { class: "run-chat", text: chatLabel(run.chatRef) }),
     el("span", { class: "run-profile", text: run.profileId ?? "(default profile)" }),
     el("span", { class: "run-time muted", text: when(run.createdAt) }),
-    el("span", { class: "run-tokens muted", text: tokensLabel(run.usage) }),
+    el("span", { class: "run-tokens muted" }),
     el("span", { class: "run-id muted", text: id }),
   );
+}
+
+/**
+ * Run records carry no token counts; each run's summary (`GET /api/runs/{id}`) does. They
+ * are read one after another so a long list never floods the server.
+ */
+async function fillTokens(cards) {
+  for (const card of cards) {
+    if (!card.isConnected) return; // the list was left or reloaded
+    try {
+      const show = await api(`/api/runs/${encodeURIComponent(card.dataset.runId)}`);
+      card.querySelector(".run-tokens").textContent = show.usage ? `${tokensLabel(show.usage)} tokens` : "";
+    } catch {
+      // The list still shows the run; its tokens stay blank.
+    }
+  }
 }
 
 /** Items of a list response, whether it is an array or `{<key>: [...]}`. */
@@ -827,6 +845,7 @@ async function readEventStream(body, onMessage) {
     buffer += decoder.decode(value, { stream: true });
     let end;
     while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      if (end === buffer.length - 1 && buffer[end] === "\r") break; // maybe half of "\r\n"
       const lineText = buffer.slice(0, end);
       buffer = buffer.slice(end + (buffer.startsWith("\r\n", end) ? 2 : 1));
       if (lineText === "") {
