@@ -1,0 +1,1 @@
+// The web timeline (placeholder until the UI lands).
