@@ -11,6 +11,7 @@ pub mod prompt;
 pub mod retention;
 pub mod run;
 pub mod runs;
+pub mod serve;
 pub mod skills;
 pub mod tools;
 
@@ -46,6 +47,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Skills { command } => skills::execute(&host, command).await,
         Command::Retention { command } => retention::execute(&host, command).await,
         Command::Doctor { json } => doctor::execute(&host, json).await,
+        Command::Serve(args) => serve::execute(host, args).await,
     }
 }
 

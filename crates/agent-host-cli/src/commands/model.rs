@@ -102,16 +102,36 @@ impl ModelBinder for ConnectionBinder {
 /// `--script`, else `--connection` (with the connection's own model), else the profile's
 /// `connectionRef` (with the profile's `modelId`).
 pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
-    if let Some(path) = &args.script {
-        let text = read_input(path, InputKind::Script)?;
-        let model = ScriptedModel::from_json(&text).or_usage()?;
+    let script = match &args.script {
+        Some(path) => Some(read_input(path, InputKind::Script)?),
+        None => None,
+    };
+    choose_from(
+        host,
+        args.profile.as_deref(),
+        args.connection.as_deref(),
+        script.as_deref(),
+    )
+    .await
+}
+
+/// [`choose`] from the script's text (already read), the connection name and the profile
+/// id: what `run` and `serve` share.
+pub async fn choose_from(
+    host: &Host,
+    profile: Option<&str>,
+    connection: Option<&str>,
+    script: Option<&str>,
+) -> CmdResult<ChosenModel> {
+    if let Some(text) = script {
+        let model = ScriptedModel::from_json(text).or_usage()?;
         return Ok(scripted(model));
     }
     let connections = host.storage.connections.clone();
     let binder: Arc<dyn ModelBinder> = Arc::new(ConnectionBinder {
         connections: connections.clone(),
     });
-    if let Some(name) = &args.connection {
+    if let Some(name) = connection {
         let run = connect(&connections, name, None).await?;
         return Ok(ChosenModel {
             run,
@@ -120,11 +140,7 @@ pub async fn choose(host: &Host, args: &RunArgs) -> CmdResult<ChosenModel> {
     }
     // Only to learn the profile's binding; the runtime resolves it again (and reports its
     // problems) when the run starts.
-    let profile = host
-        .profiles()
-        .resolve(args.profile.as_deref())
-        .await
-        .or_usage()?;
+    let profile = host.profiles().resolve(profile).await.or_usage()?;
     profile.ensure_model_configured().or_usage()?;
     match &profile.model {
         ModelBinding::ConnectionRef {

@@ -343,7 +343,7 @@ fn start_error(error: StartRunError) -> Failed {
 /// handled like Ctrl-C, so the run ends `run_cancelled` with a complete journal instead of
 /// being left mid-step. Registered at once (not on first poll), so a signal that arrives
 /// while the run starts is not lost.
-struct Interrupts {
+pub struct Interrupts {
     #[cfg(unix)]
     signals: Vec<tokio::signal::unix::Signal>,
     #[cfg(windows)]
@@ -351,7 +351,7 @@ struct Interrupts {
 }
 
 impl Interrupts {
-    fn install() -> io::Result<Self> {
+    pub fn install() -> io::Result<Self> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -370,7 +370,7 @@ impl Interrupts {
     }
 
     /// The next interrupt, from whichever signal comes first.
-    async fn recv(&mut self) {
+    pub async fn recv(&mut self) {
         #[cfg(unix)]
         let received = {
             let waits = self
