@@ -250,15 +250,21 @@ function runCard(run) {
 }
 
 /**
- * Run records carry no token counts; each run's summary (`GET /api/runs/{id}`) does. They
- * are read one after another so a long list never floods the server.
+ * Run records carry no token counts; each run's summary (`GET /api/runs/{id}`) does (and
+ * the rounds and the error). They are read one after another so a long list never floods
+ * the server.
  */
 async function fillTokens(cards) {
   for (const card of cards) {
     if (!card.isConnected) return; // the list was left or reloaded
     try {
       const show = await api(`/api/runs/${encodeURIComponent(card.dataset.runId)}`);
-      card.querySelector(".run-tokens").textContent = show.usage ? `${tokensLabel(show.usage)} tokens` : "";
+      const facts = [
+        `${show.modelRounds ?? 0} rounds`,
+        show.usage ? `${tokensLabel(show.usage)} tokens` : null,
+        show.error?.code ?? null,
+      ];
+      card.querySelector(".run-tokens").textContent = facts.filter(Boolean).join(" · ");
     } catch {
       // The list still shows the run; its tokens stay blank.
     }
@@ -331,6 +337,7 @@ function wireStartForm() {
     $("start-submit").disabled = true;
     try {
       const run = await api("/api/runs", { method: "POST", body });
+      $("start-details").open = false;
       location.hash = `#/run/${encodeURIComponent(run.id ?? run.runId)}`;
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) $("start-error").textContent = error.message;
@@ -555,7 +562,7 @@ class RunPage {
         break;
       case "user_guidance_discarded":
         row.icon = "✉";
-        row.text = "guidance discarded";
+        row.text = `${p.count} guidance note(s) discarded: ${String(p.reason ?? "").replaceAll("_", " ")}`;
         row.cls = "warn";
         break;
       case "run_cancel_requested":
@@ -1171,6 +1178,7 @@ function wireRunPage() {
     try {
       await page.api("/guidance", { method: "POST", body: { text, clientId: `web-${Date.now()}` } });
       $("guidance-text").value = "";
+      notice("Guidance queued: the agent reads it with its next model request.", "info");
     } catch (error) {
       showError(error);
     } finally {
