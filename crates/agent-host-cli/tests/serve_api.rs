@@ -531,7 +531,7 @@ async fn configuration_endpoints_answer_and_never_show_a_key() {
     );
 
     // Connections: saved, read back masked, listed, removed.
-    let connection = json!({"name": "local", "format": "openai-chat", "model": "gpt-test",
+    let connection = json!({"kind": "tavern-agent.llmConnection", "schemaVersion": 1, "name": "local", "format": "openai-chat", "model": "gpt-test",
         "baseUrl": "http://127.0.0.1:9/v1", "apiKeyEnv": "SERVE_TEST_KEY",
         "headers": [{"name": "Authorization", "value": format!("Bearer {CANARY}")}]});
     let (status, saved) = server
@@ -556,7 +556,10 @@ async fn configuration_endpoints_answer_and_never_show_a_key() {
         .call(
             Method::PUT,
             "/api/connections/bad",
-            Some(json!({"name": "bad", "format": "carrier_pigeon", "model": "x"})),
+            Some(
+                json!({"kind": "tavern-agent.llmConnection", "schemaVersion": 1, "name": "bad",
+                "format": "carrier_pigeon", "model": "x"}),
+            ),
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
@@ -617,10 +620,10 @@ async fn configuration_endpoints_answer_and_never_show_a_key() {
         .call(Method::POST, "/api/profiles/scribe/repair", None)
         .await;
     assert!(status.is_client_error(), "{repair}");
-    let (status, readonly) = server
-        .call(Method::PUT, "/api/profiles/default-writer", Some(builtin))
+    let (status, mismatch) = server
+        .call(Method::PUT, "/api/profiles/other", Some(document))
         .await;
-    assert!(status.is_client_error(), "{readonly}");
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{mismatch}");
     let (status, deleted) = server
         .call(Method::DELETE, "/api/profiles/scribe", None)
         .await;
@@ -652,7 +655,7 @@ async fn configuration_endpoints_answer_and_never_show_a_key() {
         .call(
             Method::PUT,
             "/api/retention",
-            Some(json!({"key": "keep_recent_terminal_runs", "value": 1})),
+            Some(json!({"key": "keep_recent_terminal_runs", "value": 50})),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{changed}");
