@@ -719,3 +719,107 @@ fn send_sigterm(pid: i32) -> i32 {
         .code()
         .unwrap()
 }
+
+/// Round `round` of a provider streaming OpenAI Chat Completions chunks: text in two pieces
+/// in round 1, then the round's one tool call (write, commit, finish) and `[DONE]`.
+fn provider_stream(round: usize) -> String {
+    let (alias, arguments) = match round {
+        1 => (
+            "workspace_write_file",
+            json!({"path": "output/main.md", "content": REPLY}),
+        ),
+        2 => ("workspace_commit", json!({})),
+        _ => ("workspace_finish", json!({"reason": "done"})),
+    };
+    let chunk = |delta: Value, finish: Option<&str>| {
+        json!({"id": format!("chatcmpl-{round}"), "object": "chat.completion.chunk",
+               "model": "mock-model",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let mut chunks = Vec::new();
+    if round == 1 {
+        for piece in ["Writing the ", "reply now."] {
+            chunks.push(chunk(json!({"content": piece}), None));
+        }
+    }
+    chunks.push(chunk(
+        json!({"tool_calls": [{"index": 0, "id": format!("call_{round}"), "type": "function",
+               "function": {"name": alias, "arguments": arguments.to_string()}}]}),
+        None,
+    ));
+    chunks.push(chunk(json!({}), Some("tool_calls")));
+    chunks
+        .iter()
+        .map(|chunk| format!("data: {chunk}\n\n"))
+        .collect::<String>()
+        + "data: [DONE]\n\n"
+}
+
+#[tokio::test]
+async fn the_stream_carries_live_model_deltas_between_journal_events() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let provider = MockServer::start().await;
+    for round in 1..=3 {
+        // The first answer is held back so the client is listening when its deltas come.
+        let delay = if round == 1 { 2000 } else { 0 };
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_raw(provider_stream(round), "text/event-stream")
+                    .set_delay(std::time::Duration::from_millis(delay)),
+            )
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(round).unwrap())
+            .mount(&provider)
+            .await;
+    }
+    let fixture = Fixture::new();
+    let server = Server::start(fixture.path(), &[], &[("SERVE_TEST_KEY", CANARY)]);
+    let connection = json!({"kind": "tavern-agent.llmConnection", "schemaVersion": 1,
+        "name": "mock", "format": "openai-chat", "model": "mock-model",
+        "baseUrl": format!("{}/v1", provider.uri()), "apiKeyEnv": "SERVE_TEST_KEY"});
+    let (status, _) = server
+        .call(Method::PUT, "/api/connections/mock", Some(connection))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let body = json!({"chat": CHAT, "connection": "mock"});
+    let (status, run) = server.call(Method::POST, "/api/runs", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{run}");
+    let run = run["id"].as_str().unwrap().to_owned();
+    let mut stream = server.stream(&run, None).await;
+    let mut order = Vec::new();
+    while let Some(event) = stream.next().await {
+        let data = event.json();
+        match event.event.as_str() {
+            "model_delta" => {
+                assert_eq!(event.id, None);
+                assert_eq!(data["invocationId"], "inv_root");
+                if data["kind"] == "text" {
+                    order.push(format!("delta {}", data["text"].as_str().unwrap()));
+                }
+            }
+            "run_event" => {
+                if data["type"] == "model_completed" {
+                    order.push(format!("completed round {}", data["payload"]["round"]));
+                }
+            }
+            other => panic!("unexpected event {other}"),
+        }
+    }
+    assert_eq!(
+        order[..3],
+        [
+            "delta Writing the ".to_owned(),
+            "delta reply now.".to_owned(),
+            "completed round 1".to_owned()
+        ]
+    );
+    let summary = server.wait_terminal(&run).await;
+    assert_eq!(summary["status"], "completed");
+    for body in server.bodies.lock().unwrap().iter() {
+        assert!(!body.contains(CANARY));
+    }
+}
