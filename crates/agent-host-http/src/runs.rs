@@ -4,7 +4,7 @@
 
 use agent_application::ports::{EventQuery, RunCursor, RunListQuery};
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::{Guidance, StartRun};
+use agent_application::runtime::{Guidance, RuntimeError, StartRun};
 use agent_application::scene::SceneRequest;
 use agent_domain::event::{Presentation, RunStatus};
 use agent_domain::run::{GenerationType, InvocationId, RunId};
@@ -46,8 +46,16 @@ where
     async fn from_request(request: axum::extract::Request, state: &S) -> ApiResult<Self> {
         match Json::<T>::from_request(request, state).await {
             Ok(Json(value)) => Ok(Self(value)),
-            Err(rejection) => Err(ApiError::new(
-                rejection.status(),
+            // Too large stays 413 (the body-limit layer gives it its code); anything else
+            // wrong with the body is bad input.
+            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                Err(ApiError::new(
+                    rejection.status(),
+                    codes::BODY_TOO_LARGE,
+                    rejection.body_text(),
+                ))
+            }
+            Err(rejection) => Err(ApiError::bad_request(
                 codes::BAD_REQUEST,
                 rejection.body_text(),
             )),
@@ -351,7 +359,17 @@ async fn guide(
         text: body.text,
         client_guidance_id: body.client_id,
     };
-    let receipt = state.services.runtime.guide(&run, guidance).await?;
+    // The mailbox's refusals (empty, too large, not accepting, full) are the request's.
+    let receipt =
+        state
+            .services
+            .runtime
+            .guide(&run, guidance)
+            .await
+            .map_err(|error| match error {
+                RuntimeError::Fault { .. } => ApiError::coded(&error, true),
+                other => other.into(),
+            })?;
     Ok(Json(json!(receipt)))
 }
 

@@ -5,13 +5,14 @@
 //! deltas go out between them as `model_delta` events without an id (they are never
 //! journaled, so there is nothing to resume).
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use agent_application::ports::{EventStream, ModelDelta};
-use agent_application::runtime::ModelActivity;
+use agent_application::ports::{EventStream, JournalError, ModelDelta};
+use agent_application::runtime::{ModelActivity, RunDeltas};
+use agent_domain::ErrorCode;
 use agent_domain::event::JournalLine;
-use agent_domain::run::RunId;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -20,7 +21,6 @@ use axum::routing::get;
 use futures::stream::{self, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::AppState;
@@ -48,9 +48,9 @@ async fn stream_run(
     let services = &state.services;
     services.runtime.load_run(&run).await?;
     // Listening before following, so no delta of the next model call is missed.
-    let deltas = services.runtime.watch_activity();
+    let deltas = RunDeltas::new(Some(services.runtime.watch_activity()), run.clone());
     let events = services.host.follow(&run, after).await?;
-    let stream = run_stream(run, events, deltas, state.live.closed());
+    let stream = run_stream(events, deltas, state.live.closed());
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
@@ -71,65 +71,46 @@ fn resume_position(headers: &HeaderMap) -> ApiResult<Option<u64>> {
 
 /// What the merged stream reads next.
 enum Next {
-    Line(Option<Result<JournalLine, agent_application::ports::JournalError>>),
+    Line(Option<Result<JournalLine, JournalError>>),
     Delta(ModelActivity),
 }
 
-/// The run's journal events and live deltas, merged; ends after the terminal event, when
-/// the journal fails (with an `error` event), or when the server closes.
+/// The run's journal events and live deltas, merged (a call's deltas before the journal
+/// line that ends it); ends after the terminal event, when the journal fails (with an
+/// `error` event), or when the server closes.
 pub fn run_stream(
-    run: RunId,
     events: EventStream,
-    deltas: broadcast::Receiver<ModelActivity>,
+    deltas: RunDeltas,
     closed: CancellationToken,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    let state = Some((events, Some(deltas)));
-    stream::unfold(state, move |state| {
-        let run = run.clone();
-        async move {
-            let (mut events, mut deltas) = state?;
-            loop {
-                let next = tokio::select! {
-                    biased;
-                    line = events.next() => Next::Line(line),
-                    delta = next_delta(&mut deltas, &run) => Next::Delta(delta),
-                };
-                let event = match next {
-                    Next::Delta(activity) => match delta_event(&activity) {
-                        Some(event) => event,
-                        None => continue,
-                    },
-                    Next::Line(None) => return None,
-                    Next::Line(Some(Ok(line))) => line_event(&line),
-                    Next::Line(Some(Err(error))) => {
-                        let body = json!({"code": agent_domain::ErrorCode::code(&error), "message": error.to_string()});
-                        let event = Event::default().event("error").data(body.to_string());
-                        return Some((Ok(event), None));
-                    }
-                };
-                return Some((Ok(event), Some((events, deltas))));
+    let state = Some((events, deltas, VecDeque::<Event>::new()));
+    stream::unfold(state, |state| async move {
+        let (mut events, mut deltas, mut ready) = state?;
+        loop {
+            if let Some(event) = ready.pop_front() {
+                return Some((Ok(event), Some((events, deltas, ready))));
+            }
+            let next = tokio::select! {
+                biased;
+                line = events.next() => Next::Line(line),
+                delta = deltas.next() => Next::Delta(delta),
+            };
+            match next {
+                Next::Delta(activity) => ready.extend(delta_event(&activity)),
+                Next::Line(None) => return None,
+                Next::Line(Some(Ok(line))) => {
+                    ready.extend(deltas.ended_by(&line).iter().filter_map(delta_event));
+                    ready.push_back(line_event(&line));
+                }
+                Next::Line(Some(Err(error))) => {
+                    let body = json!({"code": error.code(), "message": error.to_string()});
+                    let event = Event::default().event("error").data(body.to_string());
+                    return Some((Ok(event), None));
+                }
             }
         }
     })
     .take_until(async move { closed.cancelled().await })
-}
-
-/// The next delta of `run`; pending forever once the channel is gone. A subscriber that
-/// fell behind skips what it lost: deltas are a preview, the journal is the record.
-async fn next_delta(
-    deltas: &mut Option<broadcast::Receiver<ModelActivity>>,
-    run: &RunId,
-) -> ModelActivity {
-    loop {
-        let Some(receiver) = deltas else {
-            return std::future::pending().await;
-        };
-        match receiver.recv().await {
-            Ok(activity) if &activity.run_id == run => return activity,
-            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-            Err(broadcast::error::RecvError::Closed) => *deltas = None,
-        }
-    }
 }
 
 /// `id: <seq>`, `event: run_event`, the journal line as data.
