@@ -10,8 +10,8 @@
 //! these tests fail with a message saying how to install them; they never skip.
 
 mod cli_support;
+mod serve_support;
 
-use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -20,9 +20,7 @@ use std::time::{Duration, Instant};
 use cli_support::*;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
-
-/// The token every test server uses.
-const TOKEN: &str = "web-timeline-test-token";
+use serve_support::{Server, TOKEN};
 /// How long a page may take to show what a test waits for before the test fails.
 const PATIENCE: Duration = Duration::from_secs(60);
 
@@ -51,43 +49,9 @@ fn required_binary(var: &str, default: &str, package: &str) -> PathBuf {
     path
 }
 
-/// `tavern-agent serve` over the fixture's data directory, on a free port.
-struct Server {
-    _child: Reaped,
-    base: String,
-}
-
-impl Server {
-    fn start(fx: &Fixture) -> Self {
-        let mut child = Command::new(bin())
-            .env_remove("TAVERN_AGENT_DATA_DIR")
-            .env("TAVERN_AGENT_SERVE_TOKEN", TOKEN)
-            .arg("--data-dir")
-            .arg(fx.path())
-            .args(["serve", "--bind", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let base = first
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("serve's first line is {first:?}"))
-            .trim_end_matches('/')
-            .to_owned();
-        Self {
-            _child: Reaped(child),
-            base,
-        }
-    }
-
-    fn page(&self) -> String {
-        format!("{}/#token={TOKEN}", self.base)
-    }
+/// The page's address with the test token in its fragment, as `serve` prints it.
+fn page_with_token(server: &Server) -> String {
+    format!("{}/#token={TOKEN}", server.base)
 }
 
 /// A headless Chromium session of `width`×`height` CSS pixels.
@@ -217,9 +181,13 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
     // Earlier runs, for a runs list with more than one status.
     fx.run_script(&failing_script(), &[]).failure();
     fx.run_script(&completing_script(), &[]).success();
-    let server = Server::start(&fx);
+    let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1200, 760).await;
-    browser.client.goto(&server.page()).await.unwrap();
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
 
     // The token leaves the address bar at once and the runs list shows.
     browser
@@ -351,9 +319,13 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
 async fn a_live_run_takes_guidance_and_is_cancelled_from_the_page() {
     let _one = BROWSER.lock().await;
     let fx = Fixture::new();
-    let server = Server::start(&fx);
+    let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1000, 700).await;
-    browser.client.goto(&server.page()).await.unwrap();
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
     browser
         .until(
             "the runs list",
@@ -361,18 +333,7 @@ async fn a_live_run_takes_guidance_and_is_cancelled_from_the_page() {
         )
         .await;
     // A run whose first model call takes a minute, started over the API like any client.
-    let started: Value = browser
-        .js(&format!(
-            "return fetch('/api/runs', {{method: 'POST', headers: {{'Authorization': 'Bearer {TOKEN}', \
-             'Content-Type': 'application/json'}}, body: JSON.stringify({{chat: {CHAT:?}, script: {}}})}}).then(r => r.json());",
-            slow_script()
-        ))
-        .await;
-    let run_id = started["id"]
-        .as_str()
-        .or(started["runId"].as_str())
-        .unwrap_or_else(|| panic!("no run id in {started}"))
-        .to_owned();
+    let run_id = server.start_run(slow_script()).await;
     browser
         .client
         .goto(&format!("{}/#/run/{run_id}", server.base))
@@ -453,9 +414,13 @@ async fn a_long_run_opens_at_its_end_and_loads_older_pages_on_scroll() {
     let events = fx.events_jsonl(&run_id).lines().count();
     assert!(events > 600, "the run journals several pages: {events}");
 
-    let server = Server::start(&fx);
+    let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1000, 700).await;
-    browser.client.goto(&server.page()).await.unwrap();
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
     browser
         .until(
             "the runs list",
@@ -518,7 +483,7 @@ async fn the_page_fits_a_phone_and_explains_a_missing_or_refused_token() {
     let fx = Fixture::new();
     fx.run_script(&completing_script(), &[]).success();
     let run_id = fx.run_ids().pop().unwrap();
-    let server = Server::start(&fx);
+    let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(390, 844).await;
 
     // No token: a message says where to find the address with one.
@@ -546,7 +511,11 @@ async fn the_page_fits_a_phone_and_explains_a_missing_or_refused_token() {
         )
         .await;
 
-    browser.client.goto(&server.page()).await.unwrap();
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
     browser
         .until("the run in the list", "document.querySelector('.run-card')")
         .await;
