@@ -563,3 +563,140 @@ async fn the_page_fits_a_phone_and_explains_a_missing_or_refused_token() {
     browser.screenshot("web-run-phone.png").await;
     browser.close().await;
 }
+
+/// One streamed OpenAI Chat Completions answer: reasoning and text in pieces, then one tool
+/// call, as `text/event-stream` chunks.
+fn streamed_answer(reasoning: &[&str], text: &[&str], alias: &str, arguments: Value) -> String {
+    let chunk = |delta: Value, finish: Option<&str>| {
+        let chunk = json!({"id": "chatcmpl-web", "object": "chat.completion.chunk",
+                           "model": "mock-model",
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {chunk}\n\n")
+    };
+    let mut body: String = reasoning
+        .iter()
+        .map(|piece| chunk(json!({"reasoning_content": piece}), None))
+        .chain(
+            text.iter()
+                .map(|piece| chunk(json!({"content": piece}), None)),
+        )
+        .collect();
+    body += &chunk(
+        json!({"tool_calls": [{"index": 0, "id": format!("call_{alias}"), "type": "function",
+               "function": {"name": alias, "arguments": arguments.to_string()}}]}),
+        None,
+    );
+    body += &chunk(json!({}), Some("tool_calls"));
+    body + "data: [DONE]\n\n"
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streaming_model_shows_its_text_live_on_a_run_started_with_a_connection() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let _one = BROWSER.lock().await;
+    let provider = MockServer::start().await;
+    let answers = [
+        streamed_answer(
+            &["The guest ", "is hungry."],
+            &["Writing the ", "reply now."],
+            "workspace_write_file",
+            json!({"path": "output/main.md", "content": REPLY}),
+        ),
+        streamed_answer(&[], &[], "workspace_commit", json!({})),
+        streamed_answer(&[], &[], "workspace_finish", json!({"reason": "done"})),
+    ];
+    for (round, answer) in answers.into_iter().enumerate() {
+        // The first answer is held back so the page is following the run when it streams.
+        let delay = if round == 0 { 3000 } else { 0 };
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_raw(answer, "text/event-stream")
+                    .set_delay(Duration::from_millis(delay)),
+            )
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(round + 1).unwrap())
+            .mount(&provider)
+            .await;
+    }
+    let fx = Fixture::new();
+    let server = Server::start(fx.path(), &[], &[("WEB_TEST_KEY", "sk-web-test")]);
+    let connection = json!({"kind": "tavern-agent.llmConnection", "schemaVersion": 1,
+        "name": "mock", "format": "openai-chat", "model": "mock-model",
+        "baseUrl": format!("{}/v1", provider.uri()), "apiKeyEnv": "WEB_TEST_KEY"});
+    let (status, saved) = server
+        .call(
+            reqwest::Method::PUT,
+            "/api/connections/mock",
+            Some(connection),
+        )
+        .await;
+    assert!(status.is_success(), "{saved}");
+
+    let browser = Browser::open(1000, 700).await;
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
+    browser
+        .until(
+            "the saved connection in the form",
+            "document.querySelector('#start-connection option[value=mock]')",
+        )
+        .await;
+    // Every piece of text the live panel was given, recorded as it arrives (the panel
+    // empties once the round is journaled, possibly in the same task).
+    browser
+        .js("window.liveSeen = ''; new MutationObserver((records) => { \
+               for (const record of records) for (const node of record.addedNodes) \
+                 window.liveSeen += node.textContent; \
+             }).observe(document.getElementById('live'), {subtree: true, childList: true});")
+        .await;
+    browser
+        .css("#start-details summary")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .css("#start-chat")
+        .await
+        .send_keys(CHAT)
+        .await
+        .unwrap();
+    browser
+        .js("document.getElementById('start-connection').value = 'mock';")
+        .await;
+    browser.css("#start-submit").await.click().await.unwrap();
+    browser
+        .until(
+            "the run's completion",
+            "document.querySelector('.row[data-type=run_completed]')",
+        )
+        .await;
+    let seen = browser.js("return window.liveSeen;").await;
+    let seen = seen.as_str().unwrap();
+    for expected in [
+        "The guest is hungry.",
+        "Writing the reply now.",
+        "workspace_write_file",
+    ] {
+        assert!(
+            seen.contains(expected),
+            "the live panel never showed {expected:?}: {seen}"
+        );
+    }
+    let live_hidden = browser
+        .js("return document.getElementById('live').hidden;")
+        .await;
+    assert_eq!(
+        live_hidden,
+        json!(true),
+        "the live panel closes with the round"
+    );
+    browser.close().await;
+}
