@@ -2,8 +2,9 @@
 //! The web timeline of `tavern-agent serve` in headless Chromium, driven over WebDriver
 //! (`chromedriver`) with fantoccini: the token from the URL fragment, a scripted run started
 //! from the form and watched to its end, a tool call's detail, an older page of a long run,
-//! cancel and guidance on a live run, and a phone-sized screen. The runs list and a run page
-//! are saved as screenshots for the docs (`docs/img/`).
+//! cancel and guidance on a live run, a multi-agent run's nested subagents, a streaming
+//! model's live text, and a phone-sized screen. The runs list, a run page and the phone
+//! view are saved as screenshots for the docs (`docs/img/`).
 //!
 //! The browser is Debian's `chromium` with `chromium-driver`, which `.ci/run` installs with
 //! apt-get; `TAVERN_CHROMIUM` and `TAVERN_CHROMEDRIVER` may name other binaries. Without them
@@ -293,7 +294,6 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
             "document.getElementById('detail-body').textContent.includes('The guest wants a room')",
         )
         .await;
-    browser.screenshot("web-run.png").await;
 
     // Back on the runs list, the run is listed as completed.
     browser.css("#home").await.click().await.unwrap();
@@ -698,5 +698,106 @@ async fn a_streaming_model_shows_its_text_live_on_a_run_started_with_a_connectio
         json!(true),
         "the live panel closes with the round"
     );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_agent_run_shows_its_subagents_indented_under_the_lead() {
+    let _one = BROWSER.lock().await;
+    // `demo --multi-agent`: two researchers delegated in parallel, then a handoff to the editor.
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = assert_cmd::Command::new(bin())
+        .env("TMPDIR", tmp.path())
+        .env("NO_COLOR", "1")
+        .env_remove("TAVERN_AGENT_DATA_DIR")
+        .args(["demo", "--multi-agent"])
+        .assert()
+        .code(0);
+    let stderr = stderr_of(&demo);
+    let data = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("demo data directory: "))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no data directory in:\n{stderr}"));
+    let run_id = run_id_of(stderr.as_bytes());
+
+    let server = Server::start(&data, &[], &[]);
+    let browser = Browser::open(1200, 760).await;
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
+    browser
+        .until("the runs list", "document.querySelector('.run-card')")
+        .await;
+    browser
+        .client
+        .goto(&format!("{}/#/run/{run_id}", server.base))
+        .await
+        .unwrap();
+    browser
+        .until(
+            "the end of the run",
+            "document.querySelector('.row[data-type=run_completed]')",
+        )
+        .await;
+    // The delegations, then the researchers' own steps: indented and labelled.
+    browser
+        .until(
+            "the researchers' steps, indented",
+            "(document.getElementById('timeline').scrollTop = 0, \
+              document.querySelectorAll('.row.nested .who').length > 0)",
+        )
+        .await;
+    let labels = browser
+        .js("return Array.from(document.querySelectorAll('.row.nested .who')).map(w => w.textContent);")
+        .await;
+    assert!(
+        labels
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|label| label == "[researcher]"),
+        "only the delegated researchers are nested: {labels}"
+    );
+    let delegations = browser
+        .js("return Array.from(document.querySelectorAll('.row[data-type=agent_invocation_created]')).map(r => r.textContent);")
+        .await;
+    let delegations = delegations.to_string();
+    assert_eq!(
+        delegations.matches("researcher delegated task").count(),
+        2,
+        "{delegations}"
+    );
+    // The editor takes over the run: its steps are labelled but not nested.
+    browser
+        .until(
+            "the editor's steps",
+            "(document.getElementById('timeline').scrollTop = 1e9, \
+              Array.from(document.querySelectorAll('.row .who')).some(w => w.textContent === '[editor]'))",
+        )
+        .await;
+    let editor_nested = browser
+        .js("return Array.from(document.querySelectorAll('.row.nested .who')).some(w => w.textContent === '[editor]');")
+        .await;
+    assert_eq!(
+        editor_nested,
+        json!(false),
+        "a handoff target is not nested"
+    );
+
+    // The page shown in the docs: the delegations in view, a researcher's tool call open.
+    browser
+        .js("document.getElementById('timeline').scrollTop = 0;")
+        .await;
+    browser.click_row(".row.nested[data-type^=tool_call]").await;
+    browser
+        .until(
+            "the researcher's tool call",
+            "document.getElementById('detail-body').textContent.includes('Arguments (')",
+        )
+        .await;
+    browser.screenshot("web-run.png").await;
     browser.close().await;
 }

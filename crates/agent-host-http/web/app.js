@@ -75,7 +75,9 @@ function summarizeArguments(text) {
   try {
     value = JSON.parse(text);
   } catch {
-    return `(raw) ${oneLine(text)}`;
+    // A preview the turn view cut short (ending in "…") is JSON that lost its end; anything
+    // else is raw text the model sent.
+    return text.endsWith("…") ? oneLine(text) : `(raw) ${oneLine(text)}`;
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return oneLine(text);
   const lead = ["path", "name", "query", "messages"];
@@ -1061,7 +1063,9 @@ RunPage.prototype.toolDetail = async function toolDetail(row, put, failed) {
           outcome.isError ? `${outcome.errorCode ?? "tool.error"}: ${outcome.message ?? ""}` : "completed",
           ` · ${millis(outcome.elapsedMs)}`,
         ),
-        ...(outcome.resourceRefs ?? []).map((ref) => this.fileLink(ref.replace(/^workspace:/, ""))),
+        ...(outcome.resourceRefs ?? []).map((ref) =>
+          ref.startsWith("workspace:") ? this.fileLink(ref.slice("workspace:".length)) : el("span", { class: "ref muted", text: ref }),
+        ),
       ),
     );
   }
