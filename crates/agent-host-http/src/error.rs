@@ -33,7 +33,7 @@ pub mod codes {
     pub const NOT_FOUND: &str = "serve.not_found";
     /// The server is shutting down and starts no run.
     pub const SHUTTING_DOWN: &str = "serve.shutting_down";
-    /// A spawned run's task could not be joined.
+    /// A failure of the server itself (a background task that could not finish).
     pub const INTERNAL: &str = "serve.internal";
 }
 
@@ -63,7 +63,7 @@ impl ApiError {
 /// refusals of the request 400, and faults of the server 500.
 fn status_of(code: &str, caller: bool) -> StatusCode {
     let name = code.rsplit('.').next().unwrap_or(code);
-    if name == "not_found" || name.ends_with("_not_found") || name.ends_with("_missing") && caller {
+    if name == "not_found" || name.ends_with("_not_found") {
         return StatusCode::NOT_FOUND;
     }
     const CONFLICTS: &[&str] = &[
@@ -76,6 +76,7 @@ fn status_of(code: &str, caller: bool) -> StatusCode {
         "nothing_committed",
         "mailbox_closed",
         "mailbox_full",
+        "active_run_missing",
     ];
     if CONFLICTS.iter().any(|part| name.ends_with(part)) {
         return StatusCode::CONFLICT;

@@ -144,7 +144,6 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
             options.token.clone(),
             auth::require_token,
         ))
-        .layer(middleware::from_fn(limit::coded_body_limit))
         .layer(DefaultBodyLimit::max(options.body_limit));
     let router = Router::new()
         .nest("/api", api)
@@ -171,31 +170,6 @@ async fn api_not_found() -> ApiError {
         codes::NOT_FOUND,
         "no such endpoint; see docs/serve.md",
     )
-}
-
-mod limit {
-    //! Body limit refusals in the API's error shape: axum answers a too-large body with a
-    //! plain-text 413, which this turns into `serve.body_too_large`.
-
-    use axum::extract::Request;
-    use axum::http::StatusCode;
-    use axum::middleware::Next;
-    use axum::response::{IntoResponse, Response};
-
-    use crate::error::{ApiError, codes};
-
-    pub async fn coded_body_limit(request: Request, next: Next) -> Response {
-        let response = next.run(request).await;
-        if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            return ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                codes::BODY_TOO_LARGE,
-                "the request body is larger than the server accepts",
-            )
-            .into_response();
-        }
-        response
-    }
 }
 
 /// Serves on `listener` until `shutdown` completes; then starts no new run, cancels the

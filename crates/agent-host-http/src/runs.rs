@@ -4,7 +4,7 @@
 
 use agent_application::ports::{EventQuery, RunCursor, RunListQuery};
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::{Guidance, RuntimeError, StartRun};
+use agent_application::runtime::{Guidance, RunTask, RuntimeError, StartRun};
 use agent_application::scene::SceneRequest;
 use agent_domain::event::{Presentation, RunStatus};
 use agent_domain::run::{GenerationType, InvocationId, RunId};
@@ -233,7 +233,14 @@ async fn start(
     };
     let started = services.runtime.start_run(request).await?;
     let record = json!(started.run);
-    if !state.live.spawn(started.run.id.clone(), started.task) {
+    let (task, retention) = (started.task, services.retention.clone());
+    let driven: RunTask = Box::pin(async move {
+        let outcome = task.await;
+        // As after a CLI run: prune when the policy enables it; a failure only skips it.
+        let _ = retention.apply_if_enabled().await;
+        outcome
+    });
+    if !state.live.spawn(started.run.id.clone(), driven) {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             codes::SHUTTING_DOWN,
