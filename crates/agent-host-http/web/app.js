@@ -351,7 +351,13 @@ function wireStartForm() {
 
 // ---------- the run page ----------
 
-const TERMINAL = new Set(["run_completed", "run_partial_success", "run_cancelled", "run_failed"]);
+/** The terminal events and the run status each one ends in. */
+const TERMINAL = new Map([
+  ["run_completed", "completed"],
+  ["run_partial_success", "partial_success"],
+  ["run_cancelled", "cancelled"],
+  ["run_failed", "failed"],
+]);
 
 /** State of the open run page; replaced on every open. */
 class RunPage {
@@ -368,6 +374,7 @@ class RunPage {
     this.invocations = new Map(); // invocationId -> {profileId, kind, parent}
     this.turns = new Map(); // "inv/round" -> Promise of the turn view
     this.ended = false;
+    this.journalStatus = null; // the status the loaded terminal event ends the run in
     this.abort = new AbortController();
     this.stickToBottom = true;
     this.renderQueued = false;
@@ -414,7 +421,10 @@ class RunPage {
       this.highSeq = Math.max(this.highSeq, line.seq);
       if (line.type === "agent_invocation_created") this.learnInvocation(line.payload);
       if (line.type === "tool_result_stored") this.resultPaths.set(line.payload.callId, line.payload.path);
-      if (TERMINAL.has(line.type)) this.ended = true;
+      if (TERMINAL.has(line.type)) {
+        this.ended = true;
+        this.journalStatus = TERMINAL.get(line.type);
+      }
     }
     if (this.lowSeq <= 1) this.reachedStart = true;
     const rows = [];
@@ -707,8 +717,11 @@ RunPage.prototype.loadHead = async function loadHead() {
 };
 
 RunPage.prototype.showHead = function showHead(show) {
+  // The journal can be ahead of the stored record (the status is saved after the event):
+  // a status the loaded events reached wins over an older one in the answer.
+  const status = this.journalStatus ?? show.status;
   $("run-title").replaceChildren(
-    el("span", { class: `status status-${show.status}`, text: show.status }),
+    el("span", { class: `status status-${status}`, text: status }),
     " ",
     el("span", { class: "run-chat", text: chatLabel(show.chatRef) }),
   );
@@ -723,7 +736,7 @@ RunPage.prototype.showHead = function showHead(show) {
     this.runId,
   ].filter(Boolean);
   $("run-facts").textContent = facts.join(" · ");
-  this.setEnded(TERMINAL_STATUSES.has(show.status));
+  this.setEnded(TERMINAL_STATUSES.has(status));
 };
 
 const TERMINAL_STATUSES = new Set(["completed", "partial_success", "cancelled", "failed"]);
