@@ -295,7 +295,9 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
         )
         .await;
 
-    // Back on the runs list, the run is listed as completed.
+    // Back on the runs list (once the run's records are saved), the run is listed as
+    // completed.
+    server.wait_terminal(&run_id).await;
     browser.css("#home").await.click().await.unwrap();
     browser
         .until(
