@@ -146,9 +146,22 @@ impl Browser {
             "document.querySelector({selector:?}).scrollIntoView({{block: 'center'}});"
         ))
         .await;
-        // The list re-renders on scroll: find the row again before clicking it.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        self.css(selector).await.click().await.unwrap();
+        // The list re-renders after a scroll, replacing its rows: a row found just before
+        // may be gone by the click, so find it again until a click lands.
+        let started = Instant::now();
+        loop {
+            let clicked = match self.client.find(Locator::Css(selector)).await {
+                Ok(row) => row.click().await,
+                Err(error) => Err(error),
+            };
+            match clicked {
+                Ok(()) => return,
+                Err(error) if started.elapsed() > PATIENCE => {
+                    panic!("could not click {selector}: {error}")
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 
     async fn screenshot(&self, name: &str) {
@@ -744,11 +757,14 @@ async fn a_multi_agent_run_shows_its_subagents_indented_under_the_lead() {
             "document.querySelector('.row[data-type=run_completed]')",
         )
         .await;
-    // The delegations, then the researchers' own steps: indented and labelled.
+    // At the top: the two delegations, then the researchers' own steps, indented and
+    // labelled.
     browser
         .until(
-            "the researchers' steps, indented",
+            "the two delegations and the researchers' steps",
             "(document.getElementById('timeline').scrollTop = 0, \
+              Array.from(document.querySelectorAll('.row[data-type=agent_invocation_created]')) \
+                .filter(r => r.textContent.includes('researcher delegated task')).length === 2 && \
               document.querySelectorAll('.row.nested .who').length > 0)",
         )
         .await;
@@ -762,15 +778,6 @@ async fn a_multi_agent_run_shows_its_subagents_indented_under_the_lead() {
             .iter()
             .all(|label| label == "[researcher]"),
         "only the delegated researchers are nested: {labels}"
-    );
-    let delegations = browser
-        .js("return Array.from(document.querySelectorAll('.row[data-type=agent_invocation_created]')).map(r => r.textContent);")
-        .await;
-    let delegations = delegations.to_string();
-    assert_eq!(
-        delegations.matches("researcher delegated task").count(),
-        2,
-        "{delegations}"
     );
     // The editor takes over the run: its steps are labelled but not nested.
     browser
