@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use agent_application::ports::{EventStream, JournalError, ModelDelta};
+use agent_application::ports::{EventStream, ModelDelta};
 use agent_application::runtime::{ModelActivity, RunDeltas};
 use agent_domain::ErrorCode;
 use agent_domain::event::JournalLine;
@@ -69,12 +69,6 @@ fn resume_position(headers: &HeaderMap) -> ApiResult<Option<u64>> {
         })
 }
 
-/// What the merged stream reads next.
-enum Next {
-    Line(Option<Result<JournalLine, JournalError>>),
-    Delta(ModelActivity),
-}
-
 /// The run's journal events and live deltas, merged (a call's deltas before the journal
 /// line that ends it); ends after the terminal event, when the journal fails (with an
 /// `error` event), or when the server closes.
@@ -90,23 +84,21 @@ pub fn run_stream(
             if let Some(event) = ready.pop_front() {
                 return Some((Ok(event), Some((events, deltas, ready))));
             }
-            let next = tokio::select! {
+            tokio::select! {
                 biased;
-                line = events.next() => Next::Line(line),
-                delta = deltas.next() => Next::Delta(delta),
-            };
-            match next {
-                Next::Delta(activity) => ready.extend(delta_event(&activity)),
-                Next::Line(None) => return None,
-                Next::Line(Some(Ok(line))) => {
-                    ready.extend(deltas.ended_by(&line).iter().filter_map(delta_event));
-                    ready.push_back(line_event(&line));
-                }
-                Next::Line(Some(Err(error))) => {
-                    let body = json!({"code": error.code(), "message": error.to_string()});
-                    let event = Event::default().event("error").data(body.to_string());
-                    return Some((Ok(event), None));
-                }
+                line = events.next() => match line {
+                    None => return None,
+                    Some(Ok(line)) => {
+                        ready.extend(deltas.ended_by(&line).iter().filter_map(delta_event));
+                        ready.push_back(line_event(&line));
+                    }
+                    Some(Err(error)) => {
+                        let body = json!({"code": error.code(), "message": error.to_string()});
+                        let event = Event::default().event("error").data(body.to_string());
+                        return Some((Ok(event), None));
+                    }
+                },
+                delta = deltas.next() => ready.extend(delta_event(&delta)),
             }
         }
     })

@@ -198,7 +198,7 @@ impl Sse {
                 .await
                 .expect("the stream stalled")?;
             self.buffer
-                .push_str(&String::from_utf8(chunk.unwrap().to_vec()).unwrap());
+                .push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
         }
     }
 
