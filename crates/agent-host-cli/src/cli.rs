@@ -124,6 +124,30 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the runtime over HTTP (a JSON API, live run events, the web timeline) until
+    /// Ctrl-C or SIGTERM (docs/serve.md).
+    #[command(
+        after_help = "Prints `listening on http://ADDR:PORT` on stdout, then the page's URL with \
+                      the access token on stderr. Every /api request needs `Authorization: \
+                      Bearer <token>`; the token is $TAVERN_AGENT_SERVE_TOKEN, else generated. \
+                      Exit status: 0 after a clean shutdown, 1 when it cannot listen."
+    )]
+    Serve(ServeArgs),
+}
+
+/// `tavern-agent serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on; port 0 picks a free one.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8787")]
+    pub bind: std::net::SocketAddr,
+    /// Let pages of this origin call the API from a browser (CORS), e.g.
+    /// `http://localhost:8000` for a SillyTavern extension. Repeatable; none by default.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// The largest request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = agent_host_http::DEFAULT_BODY_LIMIT)]
+    pub max_body_bytes: usize,
 }
 
 /// `tavern-agent run`.

@@ -16,6 +16,7 @@ const ADAPTER_FORBIDDEN: &[&str] = &[
     "agent-mcp",
     "agent-text",
     "agent-host-cli",
+    "agent-host-http",
 ];
 
 /// What the adapters other than `agent-mcp` may not depend on: [`ADAPTER_FORBIDDEN`] plus
@@ -26,6 +27,7 @@ const NON_MCP_ADAPTER_FORBIDDEN: &[&str] = &[
     "agent-mcp",
     "agent-text",
     "agent-host-cli",
+    "agent-host-http",
     "rmcp",
 ];
 
@@ -72,6 +74,7 @@ pub const RULES: &[CrateRule] = &[
             "agent-mcp",
             "agent-text",
             "agent-host-cli",
+            "agent-host-http",
             "reqwest",
             "rmcp",
             "tempfile",
@@ -111,6 +114,22 @@ pub const RULES: &[CrateRule] = &[
         scan_sources: false,
         why: "adapters never depend on each other or on the host, and only agent-mcp speaks \
               the MCP SDK",
+    },
+    CrateRule {
+        krate: "agent-host-http",
+        allowed_only: None,
+        forbidden: &[
+            "agent-infra-fs",
+            "agent-gateway",
+            "agent-mcp",
+            "agent-text",
+            "agent-host-cli",
+            "reqwest",
+            "rmcp",
+        ],
+        scan_sources: false,
+        why: "the HTTP host reaches adapters only through the services and the HostWiring \
+              the binary hands it; it is a server, never an HTTP client",
     },
     CrateRule {
         krate: "agent-host-cli",

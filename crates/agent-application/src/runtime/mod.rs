@@ -34,6 +34,7 @@ mod mcp_sessions;
 mod prepare;
 mod recorder;
 mod rollback;
+mod run_deltas;
 mod shared;
 mod start;
 pub(crate) mod summary;
@@ -53,6 +54,7 @@ pub use guidance::{
     Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,
 };
 pub use machine::ModelLabel;
+pub use run_deltas::RunDeltas;
 pub use start::{PreviewPrompt, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;

@@ -12,6 +12,7 @@ pub mod prompt;
 pub mod retention;
 pub mod run;
 pub mod runs;
+pub mod serve;
 pub mod skills;
 pub mod tools;
 
@@ -48,6 +49,7 @@ pub async fn dispatch(cli: Cli) -> CmdResult {
         Command::Retention { command } => retention::execute(&host, command).await,
         Command::Chats { command } => chats::execute(&host, command).await,
         Command::Doctor { fix, json } => doctor::execute(&host, fix, json).await,
+        Command::Serve(args) => serve::execute(host, args).await,
     }
 }
 

@@ -106,16 +106,30 @@ pub async fn choose(
     args: &ModelArgs,
     profile: Option<&str>,
 ) -> CmdResult<ChosenModel> {
-    if let Some(path) = &args.script {
-        let text = read_input(path, InputKind::Script)?;
-        let model = ScriptedModel::from_json(&text).or_usage()?;
+    let script = match &args.script {
+        Some(path) => Some(read_input(path, InputKind::Script)?),
+        None => None,
+    };
+    choose_from(host, profile, args.connection.as_deref(), script.as_deref()).await
+}
+
+/// [`choose`] from the script's text (already read), the connection name and the profile
+/// id: what `run`, `prompt prepare` and `serve` share.
+pub async fn choose_from(
+    host: &Host,
+    profile: Option<&str>,
+    connection: Option<&str>,
+    script: Option<&str>,
+) -> CmdResult<ChosenModel> {
+    if let Some(text) = script {
+        let model = ScriptedModel::from_json(text).or_usage()?;
         return Ok(scripted(model));
     }
     let connections = host.storage.connections.clone();
     let binder: Arc<dyn ModelBinder> = Arc::new(ConnectionBinder {
         connections: connections.clone(),
     });
-    if let Some(name) = &args.connection {
+    if let Some(name) = connection {
         let run = connect(&connections, name, None).await?;
         return Ok(ChosenModel {
             run,

@@ -1,15 +1,14 @@
 //! `run`: start a run on a chat, show it live, and exit with its outcome.
 
-use std::collections::VecDeque;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use agent_application::ports::EventStream;
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::{ModelActivity, RunOutcome, StartRun, StartRunError};
+use agent_application::runtime::{ModelActivity, RunDeltas, RunOutcome, StartRun, StartRunError};
 use agent_domain::ErrorCode;
-use agent_domain::event::{JournalLine, Presentation, RunEvent};
+use agent_domain::event::Presentation;
 use agent_domain::run::RunId;
 use futures::StreamExt;
 use tokio::sync::broadcast;
@@ -158,11 +157,7 @@ async fn show(
     if view.quiet {
         return;
     }
-    let mut live = Live {
-        receiver: live,
-        run_id,
-        held: VecDeque::new(),
-    };
+    let mut live = RunDeltas::new(live, run_id);
     let mut timeline = (!view.json).then(|| Timeline::new(run_dir));
     loop {
         let line = tokio::select! {
@@ -191,10 +186,8 @@ async fn show(
             Some(timeline) => {
                 // The deltas of a call were sent before the line that ends it was
                 // journaled: show those still queued first.
-                if let Some(call) = ended_call(&line) {
-                    for activity in live.take_call(&call) {
-                        timeline.live(&activity);
-                    }
+                for activity in live.ended_by(&line) {
+                    timeline.live(&activity);
                 }
                 timeline.show(&line);
             }
@@ -207,93 +200,6 @@ async fn show(
     }
     if let Some(timeline) = &mut timeline {
         timeline.finish();
-    }
-}
-
-/// A model call a journal line ends: invocation, round, and the attempt when the line
-/// names one.
-struct EndedCall {
-    invocation_id: String,
-    round: u32,
-    attempt: Option<u32>,
-}
-
-impl EndedCall {
-    fn covers(&self, activity: &ModelActivity) -> bool {
-        activity.invocation_id.as_str() == self.invocation_id
-            && activity.round == self.round
-            && self
-                .attempt
-                .is_none_or(|attempt| attempt == activity.attempt)
-    }
-}
-
-fn ended_call(line: &JournalLine) -> Option<EndedCall> {
-    match &line.event {
-        RunEvent::ModelCompleted(p) => Some(EndedCall {
-            invocation_id: p.invocation_id.clone(),
-            round: p.round,
-            attempt: None,
-        }),
-        RunEvent::ModelCallAttemptFailed(p) => Some(EndedCall {
-            invocation_id: p.invocation_id.clone(),
-            round: p.round,
-            attempt: Some(p.attempt),
-        }),
-        _ => None,
-    }
-}
-
-/// The live deltas of one run. The journal and the deltas travel on separate channels, so
-/// a reader that woke late may find a call's closing journal line and its last deltas
-/// ready at once; `take_call` lets the timeline show those deltas first, and keeps the
-/// other queued deltas (a later call's, a concurrent child's) in order for `next`.
-struct Live {
-    /// `None` when nothing listens (no terminal) or the channel closed.
-    receiver: Option<broadcast::Receiver<ModelActivity>>,
-    run_id: RunId,
-    held: VecDeque<ModelActivity>,
-}
-
-impl Live {
-    /// The next delta of the run; pending forever once there is none to come. A
-    /// subscriber that fell behind skips what it missed.
-    async fn next(&mut self) -> ModelActivity {
-        if let Some(activity) = self.held.pop_front() {
-            return activity;
-        }
-        loop {
-            let Some(receiver) = &mut self.receiver else {
-                return std::future::pending().await;
-            };
-            match receiver.recv().await {
-                Ok(activity) if activity.run_id == self.run_id => return activity,
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => self.receiver = None,
-            }
-        }
-    }
-
-    /// Every delta of `call` already sent, in order; other deltas stay queued.
-    fn take_call(&mut self, call: &EndedCall) -> Vec<ModelActivity> {
-        if let Some(receiver) = &mut self.receiver {
-            loop {
-                match receiver.try_recv() {
-                    Ok(activity) if activity.run_id == self.run_id => self.held.push_back(activity),
-                    Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => {}
-                    Err(broadcast::error::TryRecvError::Empty) => break,
-                    Err(broadcast::error::TryRecvError::Closed) => {
-                        self.receiver = None;
-                        break;
-                    }
-                }
-            }
-        }
-        let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held)
-            .into_iter()
-            .partition(|activity| call.covers(activity));
-        self.held = kept.into();
-        taken
     }
 }
 
@@ -348,7 +254,7 @@ fn start_error(error: StartRunError) -> Failed {
 /// handled like Ctrl-C, so the run ends `run_cancelled` with a complete journal instead of
 /// being left mid-step. Registered at once (not on first poll), so a signal that arrives
 /// while the run starts is not lost.
-struct Interrupts {
+pub struct Interrupts {
     #[cfg(unix)]
     signals: Vec<tokio::signal::unix::Signal>,
     #[cfg(windows)]
@@ -356,7 +262,7 @@ struct Interrupts {
 }
 
 impl Interrupts {
-    fn install() -> io::Result<Self> {
+    pub fn install() -> io::Result<Self> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -375,7 +281,7 @@ impl Interrupts {
     }
 
     /// The next interrupt, from whichever signal comes first.
-    async fn recv(&mut self) {
+    pub async fn recv(&mut self) {
         #[cfg(unix)]
         let received = {
             let waits = self
@@ -390,69 +296,5 @@ impl Interrupts {
             // A handler is gone; never report another interrupt.
             std::future::pending::<()>().await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use agent_application::ports::ModelDelta;
-    use agent_domain::run::InvocationId;
-
-    use super::*;
-
-    fn activity(run: &str, invocation: &str, round: u32, text: &str) -> ModelActivity {
-        ModelActivity {
-            run_id: RunId::parse(run).unwrap(),
-            invocation_id: InvocationId::parse(invocation).unwrap(),
-            round,
-            attempt: 1,
-            delta: ModelDelta::Text(text.to_owned()),
-        }
-    }
-
-    fn texts(activities: &[ModelActivity]) -> Vec<&str> {
-        activities
-            .iter()
-            .map(|activity| match &activity.delta {
-                ModelDelta::Text(text) => text.as_str(),
-                _ => "",
-            })
-            .collect()
-    }
-
-    /// A reader that woke late finds the ending call's deltas mixed with a child's, a later
-    /// round's and another run's: it takes the ending call's in order and keeps the rest,
-    /// in order, for later.
-    #[tokio::test]
-    async fn a_calls_queued_deltas_come_before_the_line_that_ends_it() {
-        let (sender, receiver) = broadcast::channel(16);
-        let mut live = Live {
-            receiver: Some(receiver),
-            run_id: RunId::parse("run_a").unwrap(),
-            held: VecDeque::new(),
-        };
-        for activity in [
-            activity("run_a", "inv_root", 1, "root 1a"),
-            activity("run_a", "inv_child", 1, "child 1"),
-            activity("run_b", "inv_root", 1, "other run"),
-            activity("run_a", "inv_root", 1, "root 1b"),
-            activity("run_a", "inv_root", 2, "root 2"),
-        ] {
-            sender.send(activity).unwrap();
-        }
-        let ended = EndedCall {
-            invocation_id: "inv_root".into(),
-            round: 1,
-            attempt: None,
-        };
-        assert_eq!(texts(&live.take_call(&ended)), ["root 1a", "root 1b"]);
-        assert_eq!(texts(&[live.next().await]), ["child 1"]);
-        assert_eq!(texts(&[live.next().await]), ["root 2"]);
-        sender
-            .send(activity("run_a", "inv_root", 3, "root 3"))
-            .unwrap();
-        assert_eq!(texts(&[live.next().await]), ["root 3"]);
     }
 }
