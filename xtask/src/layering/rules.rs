@@ -270,7 +270,12 @@ mod tests {
                     "agent-gateway",
                     "agent-mcp",
                     "agent-text",
+                    "agent-host-http",
                 ],
+            ),
+            (
+                "agent-host-http",
+                &["agent-domain", "agent-application", "axum", "subtle"],
             ),
         ];
         let packages: Vec<String> = crates
@@ -402,6 +407,24 @@ mod tests {
             vec![
                 pair("agent-gateway", "rmcp"),
                 pair("agent-host-cli", "rmcp")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_http_host_reaches_adapters_only_through_the_binary() {
+        let ws = metadata(&[
+            ("agent-host-http", "agent-infra-fs", "null"),
+            ("agent-host-http", "reqwest", "null"),
+            ("agent-host-http", "agent-gateway", r#""dev""#),
+            ("agent-infra-fs", "agent-host-http", "null"),
+        ]);
+        assert_eq!(
+            deps_of(&check_dependencies(&ws, RULES)),
+            vec![
+                pair("agent-host-http", "agent-infra-fs"),
+                pair("agent-host-http", "reqwest"),
+                pair("agent-infra-fs", "agent-host-http")
             ]
         );
     }
