@@ -4,7 +4,9 @@
 //! from the form and watched to its end, a tool call's detail, an older page of a long run,
 //! cancel and guidance on a live run, a multi-agent run's nested subagents, a streaming
 //! model's live text, and a phone-sized screen. The runs list, a run page and the phone
-//! view are saved as screenshots for the docs (`docs/img/`).
+//! view are saved as screenshots: into `docs/img/` when `TAVERN_WRITE_SCREENSHOTS=1` (how
+//! the docs' images are refreshed), else into the temp folder, so a test run leaves the
+//! checkout as it was.
 //!
 //! The browser is Debian's `chromium` with `chromium-driver`, which `.ci/run` installs with
 //! apt-get; `TAVERN_CHROMIUM` and `TAVERN_CHROMEDRIVER` may name other binaries. Without them
@@ -138,6 +140,16 @@ impl Browser {
         self.client.find(Locator::Css(selector)).await.unwrap()
     }
 
+    /// Clicks the element `selector` finds.
+    async fn click(&self, selector: &str) {
+        self.css(selector).await.click().await.unwrap();
+    }
+
+    /// Types `text` into the element `selector` finds, as a person would.
+    async fn type_into(&self, selector: &str, text: &str) {
+        self.css(selector).await.send_keys(text).await.unwrap();
+    }
+
     /// Clicks the first timeline row `selector` matches, scrolled into view first.
     async fn click_row(&self, selector: &str) {
         self.until(selector, &format!("document.querySelector({selector:?})"))
@@ -166,7 +178,15 @@ impl Browser {
 
     async fn screenshot(&self, name: &str) {
         let png = self.client.screenshot().await.unwrap();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/img");
+        assert!(
+            png.starts_with(b"\x89PNG"),
+            "the screenshot {name} is not a PNG"
+        );
+        let dir = if std::env::var_os("TAVERN_WRITE_SCREENSHOTS").is_some_and(|v| v == "1") {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/img")
+        } else {
+            std::env::temp_dir().join("tavern-agent-web-timeline")
+        };
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(name), png).unwrap();
     }
@@ -213,24 +233,9 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
     let hash = browser.js("return location.hash;").await;
     assert_eq!(hash, json!("#/runs"));
 
-    browser
-        .css("#start-details summary")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser
-        .css("#start-chat")
-        .await
-        .send_keys(CHAT)
-        .await
-        .unwrap();
-    browser
-        .css("input[name=model][value=script]")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("#start-details summary").await;
+    browser.type_into("#start-chat", CHAT).await;
+    browser.click("input[name=model][value=script]").await;
     // The textarea takes the script as typed text, as a person would paste it.
     browser
         .js(&format!(
@@ -238,7 +243,7 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
             serde_json::to_string(&watched_script().to_string()).unwrap()
         ))
         .await;
-    browser.css("#start-submit").await.click().await.unwrap();
+    browser.click("#start-submit").await;
 
     browser
         .until("the run page", "location.hash.startsWith('#/run/')")
@@ -311,7 +316,7 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
     // Back on the runs list (once the run's records are saved), the run is listed as
     // completed.
     server.wait_terminal(&run_id).await;
-    browser.css("#home").await.click().await.unwrap();
+    browser.click("#home").await;
     browser
         .until(
             "the run in the list",
@@ -364,12 +369,9 @@ async fn a_live_run_takes_guidance_and_is_cancelled_from_the_page() {
         .await;
 
     browser
-        .css("#guidance-text")
-        .await
-        .send_keys("Make the stew spicy.")
-        .await
-        .unwrap();
-    browser.css("#guidance-send").await.click().await.unwrap();
+        .type_into("#guidance-text", "Make the stew spicy.")
+        .await;
+    browser.click("#guidance-send").await;
     // The note waits in the run's mailbox for the next model request: the page says so.
     browser
         .until(
@@ -381,7 +383,7 @@ async fn a_live_run_takes_guidance_and_is_cancelled_from_the_page() {
 
     // Cancelling ends the run before that request: the note is journaled and discarded,
     // and the page shows both and the end, live.
-    browser.css("#cancel-run").await.click().await.unwrap();
+    browser.click("#cancel-run").await;
     browser
         .until(
             "the cancellation, live",
@@ -545,7 +547,7 @@ async fn the_page_fits_a_phone_and_explains_a_missing_or_refused_token() {
         json!(true),
         "the runs list fits the phone's width"
     );
-    browser.css(".run-card").await.click().await.unwrap();
+    browser.click(".run-card").await;
     browser
         .until(
             "the run page",
@@ -671,22 +673,12 @@ async fn a_streaming_model_shows_its_text_live_on_a_run_started_with_a_connectio
                  window.liveSeen += node.textContent; \
              }).observe(document.getElementById('live'), {subtree: true, childList: true});")
         .await;
-    browser
-        .css("#start-details summary")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser
-        .css("#start-chat")
-        .await
-        .send_keys(CHAT)
-        .await
-        .unwrap();
+    browser.click("#start-details summary").await;
+    browser.type_into("#start-chat", CHAT).await;
     browser
         .js("document.getElementById('start-connection').value = 'mock';")
         .await;
-    browser.css("#start-submit").await.click().await.unwrap();
+    browser.click("#start-submit").await;
     browser
         .until(
             "the run's completion",
