@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agent_application::chat_workspaces::ChatWorkspaces;
 use agent_application::mcp::McpServers;
 use agent_application::ports::{
     EventDraft, EventJournal, EventQuery, EventStream, JournalError, ProfileStore,
@@ -35,10 +36,10 @@ use agent_application::runtime::AgentRuntime;
 use agent_domain::event::{ChatRef, JournalLine};
 use agent_domain::run::RunId;
 use agent_host_http::{
-    ApiError, ApiResult, ChatEntry, ChosenModel, HostWiring, ModelChoice, ServeOptions, Services,
-    Token,
+    ApiError, ApiResult, ChosenModel, HostWiring, ModelChoice, ServeOptions, Services, Token,
 };
 use agent_infra_fs::FsStorage;
+use agent_infra_fs::digest::Sha256Digest;
 use agent_infra_fs::environment::{SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
 use agent_mcp::McpClient;
@@ -104,10 +105,6 @@ impl HostWiring for BenchWiring {
         Err(unused())
     }
 
-    async fn list_chats(&self) -> ApiResult<Vec<ChatEntry>> {
-        Err(unused())
-    }
-
     async fn choose_model(&self, _choice: &ModelChoice) -> ApiResult<ChosenModel> {
         Err(unused())
     }
@@ -164,6 +161,12 @@ impl World {
                 Arc::new(SystemClock),
             )),
             skills: storage.skills.clone(),
+            chats: ChatWorkspaces::new(
+                storage.chat_workspaces.clone(),
+                storage.runs.clone(),
+                storage.retention.clone(),
+                Arc::new(Sha256Digest),
+            ),
             host: Arc::new(BenchWiring {
                 storage: storage.clone(),
             }),

@@ -7,6 +7,7 @@
 //! (this crate depends on no adapter). See `docs/serve.md`.
 
 mod auth;
+mod chats;
 mod error;
 mod live;
 mod manage;
@@ -17,6 +18,7 @@ mod web;
 use std::future::Future;
 use std::sync::Arc;
 
+use agent_application::chat_workspaces::ChatWorkspaces;
 use agent_application::mcp::McpServers;
 use agent_application::ports::{ConnectionStore, EventStream, JournalError, SkillStore};
 use agent_application::profiles::ProfileService;
@@ -29,7 +31,6 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, header};
 use axum::middleware;
-use serde::Serialize;
 use tokio::net::TcpListener;
 use tower_http::cors::CorsLayer;
 
@@ -53,6 +54,7 @@ pub struct Services {
     pub mcp: Arc<McpServers>,
     pub retention: Arc<RetentionService>,
     pub skills: Arc<dyn SkillStore>,
+    pub chats: ChatWorkspaces,
     pub host: Arc<dyn HostWiring>,
 }
 
@@ -70,9 +72,6 @@ pub trait HostWiring: Send + Sync {
     /// (or starting with `chats/` or `group chats/`); nothing outside those folders.
     fn resolve_chat(&self, raw: &str) -> ApiResult<ChatRef>;
 
-    /// The chats a run can be started on.
-    async fn list_chats(&self) -> ApiResult<Vec<ChatEntry>>;
-
     /// The model of a run: the inline script, else the connection, else the profile's own
     /// binding; every problem with the choice is found before a run exists.
     async fn choose_model(&self, choice: &ModelChoice) -> ApiResult<ChosenModel>;
@@ -80,16 +79,6 @@ pub trait HostWiring: Send + Sync {
     /// The run's events after `after_seq` already journaled, then new ones until its
     /// terminal event (inclusive), without gaps or repeats.
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError>;
-}
-
-/// A chat a run can be started on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChatEntry {
-    /// What to send as `chat` to start a run on it.
-    pub chat: String,
-    /// The character's or group's name.
-    pub name: String,
 }
 
 /// How a run started over HTTP picks its model.
@@ -139,6 +128,7 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
         .merge(runs::routes())
         .merge(stream::routes())
         .merge(manage::routes())
+        .merge(chats::routes())
         .fallback(api_not_found)
         .layer(middleware::from_fn_with_state(
             options.token.clone(),

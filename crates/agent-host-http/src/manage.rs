@@ -1,4 +1,4 @@
-//! Everything besides runs: tools, chats, profiles, connections, skills, MCP servers and
+//! Everything besides runs and chats: tools, profiles, connections, skills, MCP servers and
 //! retention, each a thin call of the service the CLI uses, answered in the CLI's `--json`
 //! shapes. Secrets never leave: connections go out redacted and literal MCP env and
 //! header values are hidden.
@@ -24,7 +24,6 @@ use crate::runs::{Body, Params};
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/tools", get(tools))
-        .route("/chats", get(chats))
         .route("/profiles", get(profiles))
         .route("/profiles/health", get(profiles_health))
         .route(
@@ -54,12 +53,6 @@ type Answer = ApiResult<Json<Value>>;
 /// `GET /api/tools`: the builtin tool catalog.
 async fn tools(State(state): State<AppState>) -> Json<Value> {
     Json(json!({"tools": state.services.runtime.tools_list()}))
-}
-
-/// `GET /api/chats`: the chats a run can be started on.
-async fn chats(State(state): State<AppState>) -> Answer {
-    let chats = state.services.host.list_chats().await?;
-    Ok(Json(json!({"chats": chats})))
 }
 
 /// Bad ids, unknown profiles, invalid documents and the read-only built-in are the caller's

@@ -11,8 +11,8 @@ use agent_application::ports::{EventStream, JournalError};
 use agent_domain::event::ChatRef;
 use agent_domain::run::RunId;
 use agent_host_http::{
-    ApiError, ApiResult, ChatEntry, ChosenModel, HeaderValue, HostWiring, ModelChoice,
-    ServeOptions, Services, StatusCode, Token, codes as http_codes,
+    ApiError, ApiResult, ChosenModel, HeaderValue, HostWiring, ModelChoice, ServeOptions, Services,
+    StatusCode, Token,
 };
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::chat::ChatLocator;
@@ -95,6 +95,7 @@ fn services(host: Host) -> Services {
         mcp: Arc::new(host.mcp()),
         retention: Arc::new(host.retention()),
         skills: host.skills(),
+        chats: host.chat_workspaces(),
         host: Arc::new(Wiring { host }),
     }
 }
@@ -125,19 +126,6 @@ impl HostWiring for Wiring {
             .map_err(|err| ApiError::coded(&err, true))
     }
 
-    async fn list_chats(&self) -> ApiResult<Vec<ChatEntry>> {
-        let data = self.storage().data.clone();
-        tokio::task::spawn_blocking(move || chat_files(&data))
-            .await
-            .map_err(|err| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    http_codes::INTERNAL,
-                    err.to_string(),
-                )
-            })
-    }
-
     async fn choose_model(&self, choice: &ModelChoice) -> ApiResult<ChosenModel> {
         let chosen = model::choose_from(
             &self.host,
@@ -163,46 +151,4 @@ impl HostWiring for Wiring {
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError> {
         self.storage().journal.follow(run, after_seq).await
     }
-}
-
-/// `Alice/chat.jsonl` for every character chat and `group chats/<id>.jsonl` for every
-/// group chat, sorted; unreadable folders are skipped (the list is a convenience).
-fn chat_files(data: &agent_infra_fs::layout::DataDir) -> Vec<ChatEntry> {
-    let jsonl = |dir: &Path| -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| name.ends_with(".jsonl"))
-            .collect();
-        names.sort();
-        names
-    };
-    let mut chats = Vec::new();
-    let mut characters: Vec<_> = std::fs::read_dir(data.chats())
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .filter_map(|entry| Some((entry.file_name().into_string().ok()?, entry.path())))
-        .collect();
-    characters.sort();
-    for (character, folder) in characters {
-        for file in jsonl(&folder) {
-            chats.push(ChatEntry {
-                chat: format!("{character}/{file}"),
-                name: character.clone(),
-            });
-        }
-    }
-    for file in jsonl(&data.group_chats()) {
-        let id = file.trim_end_matches(".jsonl").to_owned();
-        chats.push(ChatEntry {
-            chat: format!("group chats/{file}"),
-            name: id,
-        });
-    }
-    chats
 }

@@ -106,12 +106,15 @@ impl Server {
         run["id"].as_str().unwrap().to_owned()
     }
 
-    /// Polls the run until its status is terminal; answers the summary.
+    /// Polls the run until its status is terminal (the terminal event can be journaled a
+    /// moment before the status says so); answers the summary.
     pub async fn wait_terminal(&self, run: &str) -> Value {
         for _ in 0..600 {
             let (status, summary) = self.get(&format!("/api/runs/{run}")).await;
             assert_eq!(status, StatusCode::OK, "{summary}");
-            if summary["terminal"].is_object() {
+            let status = summary["status"].as_str().unwrap_or_default();
+            let ended = ["completed", "partial_success", "cancelled", "failed"].contains(&status);
+            if summary["terminal"].is_object() && ended {
                 return summary;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
