@@ -28,15 +28,18 @@ use std::time::{Duration, Instant};
 use agent_application::chat_workspaces::ChatWorkspaces;
 use agent_application::mcp::McpServers;
 use agent_application::ports::{
-    EventDraft, EventJournal, EventQuery, EventStream, JournalError, ProfileStore,
+    EventDraft, EventJournal, EventQuery, EventStream, JournalError, ProfileStore, SkillRef,
+    SkillScope, StoreError,
 };
 use agent_application::profiles::ProfileService;
 use agent_application::retention::RetentionService;
 use agent_application::runtime::AgentRuntime;
 use agent_domain::event::{ChatRef, JournalLine};
 use agent_domain::run::RunId;
+use agent_domain::workspace::WorkspacePath;
 use agent_host_http::{
-    ApiError, ApiResult, ChosenModel, HostWiring, ModelChoice, ServeOptions, Services, Token,
+    ApiError, ApiResult, ChosenModel, HostWiring, ModelChoice, ServeOptions, Services, SkillImport,
+    Token,
 };
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::digest::Sha256Digest;
@@ -46,6 +49,7 @@ use agent_mcp::McpClient;
 use async_trait::async_trait;
 use criterion::Criterion;
 use futures::StreamExt;
+use serde_json::Value;
 use tempfile::TempDir;
 
 const CLIENTS: usize = 50;
@@ -112,6 +116,46 @@ impl HostWiring for BenchWiring {
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError> {
         self.storage.journal.follow(run, after_seq).await
     }
+
+    async fn skill_details(&self, _skill: &SkillRef) -> Result<Value, StoreError> {
+        Err(no_skills())
+    }
+
+    async fn import_skill(
+        &self,
+        _scope: &SkillScope,
+        _archive: Vec<u8>,
+        _preview_only: bool,
+        _replace: bool,
+    ) -> Result<SkillImport, StoreError> {
+        Err(no_skills())
+    }
+
+    async fn export_skill(&self, _skill: &SkillRef) -> Result<Vec<u8>, StoreError> {
+        Err(no_skills())
+    }
+
+    async fn write_skill_file(
+        &self,
+        _skill: &SkillRef,
+        _path: &WorkspacePath,
+        _content: Vec<u8>,
+    ) -> Result<(), StoreError> {
+        Err(no_skills())
+    }
+
+    async fn rename_skill(&self, _skill: &SkillRef, _new_name: &str) -> Result<(), StoreError> {
+        Err(no_skills())
+    }
+
+    async fn remove_skill(&self, _skill: &SkillRef) -> Result<(), StoreError> {
+        Err(no_skills())
+    }
+}
+
+/// The bench manages no skills.
+fn no_skills() -> StoreError {
+    StoreError::Io("not wired in the bench".to_owned())
 }
 
 struct World {

@@ -115,3 +115,136 @@ async fn chats_are_listed_deleted_with_their_workspace_and_orphans_swept() {
     let (_, report) = server.get("/api/chats/orphans").await;
     assert_eq!(report["orphans"], serde_json::json!([]));
 }
+
+/// A zip archive of `entries` (name, bytes), in memory.
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in entries {
+        out.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut out, bytes).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+const POETRY: &[u8] = b"---\nname: poetry\ndescription: Writes poems.\n---\n# Poems\n";
+
+/// Posts `archive` as a skill import with `query`.
+async fn import(server: &Server, query: &str, archive: Vec<u8>) -> (StatusCode, Value) {
+    let request = server
+        .request(Method::POST, &format!("/api/skills{query}"))
+        .header("content-type", "application/zip")
+        .body(archive);
+    server.send(request).await
+}
+
+#[tokio::test]
+async fn a_skill_is_imported_read_edited_exported_renamed_and_removed() {
+    let fixture = Fixture::new();
+    let installed = fixture
+        .path()
+        .join("_tauritavern/skills/installed/global/poetry");
+    let server = Server::start(fixture.path(), &[], &[]);
+    let archive = zip_of(&[("SKILL.md", POETRY), ("refs/forms.md", b"sonnet\nhaiku\n")]);
+
+    // A preview installs nothing; the import does; a second one needs replace=true.
+    let (status, preview) = import(&server, "?preview=true", archive.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["installed"], false);
+    assert_eq!(preview["preview"]["name"], "poetry");
+    assert!(!installed.exists());
+    let (status, done) = import(&server, "", archive.clone()).await;
+    assert_eq!(
+        (status, done["installed"].clone()),
+        (StatusCode::OK, true.into()),
+        "{done}"
+    );
+    let (status, taken) = import(&server, "", archive.clone()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{taken}");
+    assert_eq!(taken["code"], "skill.already_exists");
+    let (status, replaced) = import(&server, "?replace=true", archive).await;
+    assert_eq!(status, StatusCode::OK, "{replaced}");
+    let (_, catalog) = server.get("/api/skills").await;
+    assert!(catalog.to_string().contains("Writes poems."), "{catalog}");
+
+    // Details and files.
+    let (status, details) = server.get("/api/skills/poetry").await;
+    assert_eq!(status, StatusCode::OK, "{details}");
+    assert!(details.to_string().contains("refs/forms.md"), "{details}");
+    let (status, read) = server.get("/api/skills/poetry/files/refs/forms.md").await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["text"], "sonnet\nhaiku\n");
+    let request = server
+        .request(Method::PUT, "/api/skills/poetry/files/refs/forms.md")
+        .body("villanelle\n");
+    let (status, wrote) = server.send(request).await;
+    assert_eq!(status, StatusCode::OK, "{wrote}");
+    assert_eq!(wrote["bytes"], 11);
+    assert_eq!(
+        fs::read_to_string(installed.join("refs/forms.md")).unwrap(),
+        "villanelle\n"
+    );
+    let request = server
+        .request(Method::PUT, "/api/skills/poetry/files/SKILL.md")
+        .body("no front matter");
+    let (status, broken) = server.send(request).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{broken}");
+    assert_eq!(broken["code"], "skill.front_matter_missing");
+    let (status, outside) = server
+        .get("/api/skills/poetry/files/..%2F..%2Fsettings.json")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{outside}");
+    assert_eq!(outside["code"], "skill.invalid_request");
+
+    // The export is the skill as a zip.
+    let response = server
+        .request(Method::GET, "/api/skills/poetry/export")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/zip");
+    let bytes = response.bytes().await.unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let mut forms = String::new();
+    let mut entry = zip.by_name("poetry/refs/forms.md").unwrap();
+    std::io::Read::read_to_string(&mut entry, &mut forms).unwrap();
+    assert_eq!(forms, "villanelle\n");
+
+    // Renamed, then removed.
+    let (status, moved) = server
+        .call(
+            Method::POST,
+            "/api/skills/poetry/move",
+            Some(serde_json::json!({"newName": "verse"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    let (status, gone) = server.get("/api/skills/poetry").await;
+    assert_eq!(
+        (status, gone["code"].clone()),
+        (StatusCode::NOT_FOUND, "skill.not_found".into())
+    );
+    let (status, removed) = server.call(Method::DELETE, "/api/skills/verse", None).await;
+    assert_eq!(status, StatusCode::OK, "{removed}");
+    assert_eq!(
+        removed,
+        serde_json::json!({"name": "verse", "removed": true})
+    );
+    let (status, again) = server.call(Method::DELETE, "/api/skills/verse", None).await;
+    assert_eq!(
+        (status, again["code"].clone()),
+        (StatusCode::NOT_FOUND, "skill.not_found".into())
+    );
+
+    // Hostile archives and unknown scopes are refused with their codes.
+    let traversal = zip_of(&[("SKILL.md", POETRY), ("../../evil.md", b"x")]);
+    let (status, unsafe_entry) = import(&server, "", traversal).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{unsafe_entry}");
+    assert_eq!(unsafe_entry["code"], "skill.archive_unsafe_entry");
+    let (status, scope) = server.get("/api/skills/poetry?scope=nowhere").await;
+    assert_eq!(
+        (status, scope["code"].clone()),
+        (StatusCode::BAD_REQUEST, "skill.invalid_scope".into())
+    );
+}

@@ -12,6 +12,7 @@ mod error;
 mod live;
 mod manage;
 mod runs;
+mod skills;
 mod stream;
 mod web;
 
@@ -20,12 +21,15 @@ use std::sync::Arc;
 
 use agent_application::chat_workspaces::ChatWorkspaces;
 use agent_application::mcp::McpServers;
-use agent_application::ports::{ConnectionStore, EventStream, JournalError, SkillStore};
+use agent_application::ports::{
+    ConnectionStore, EventStream, JournalError, SkillRef, SkillScope, SkillStore, StoreError,
+};
 use agent_application::profiles::ProfileService;
 use agent_application::retention::RetentionService;
 use agent_application::runtime::{AgentRuntime, ModelBinder, RunModel};
 use agent_domain::event::ChatRef;
 use agent_domain::run::RunId;
+use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -79,6 +83,44 @@ pub trait HostWiring: Send + Sync {
     /// The run's events after `after_seq` already journaled, then new ones until its
     /// terminal event (inclusive), without gaps or repeats.
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError>;
+
+    /// A skill's front matter, index facts, files and problems (as `skills show --json`).
+    async fn skill_details(&self, skill: &SkillRef) -> Result<serde_json::Value, StoreError>;
+
+    /// What installing the `.zip` skill `archive` into `scope` does (as `skills import`),
+    /// and the install itself unless `preview_only`.
+    async fn import_skill(
+        &self,
+        scope: &SkillScope,
+        archive: Vec<u8>,
+        preview_only: bool,
+        replace: bool,
+    ) -> Result<SkillImport, StoreError>;
+
+    /// The skill as a `.zip` archive (as `skills export` to a `.zip`).
+    async fn export_skill(&self, skill: &SkillRef) -> Result<Vec<u8>, StoreError>;
+
+    /// Replaces or creates one file of a skill, which must stay valid.
+    async fn write_skill_file(
+        &self,
+        skill: &SkillRef,
+        path: &WorkspacePath,
+        content: Vec<u8>,
+    ) -> Result<(), StoreError>;
+
+    /// Renames a skill within its scope.
+    async fn rename_skill(&self, skill: &SkillRef, new_name: &str) -> Result<(), StoreError>;
+
+    /// Uninstalls a skill.
+    async fn remove_skill(&self, skill: &SkillRef) -> Result<(), StoreError>;
+}
+
+/// What importing a skill archive showed and did.
+#[derive(Debug, Clone)]
+pub struct SkillImport {
+    /// The import preview (as `skills import --preview --json` shows it).
+    pub preview: serde_json::Value,
+    pub installed: bool,
 }
 
 /// How a run started over HTTP picks its model.
@@ -129,6 +171,7 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
         .merge(stream::routes())
         .merge(manage::routes())
         .merge(chats::routes())
+        .merge(skills::routes())
         .fallback(api_not_found)
         .layer(middleware::from_fn_with_state(
             options.token.clone(),

@@ -1,4 +1,4 @@
-//! Everything besides runs and chats: tools, profiles, connections, skills, MCP servers and
+//! Everything besides runs, chats and skills: tools, profiles, connections, MCP servers and
 //! retention, each a thin call of the service the CLI uses, answered in the CLI's `--json`
 //! shapes. Secrets never leave: connections go out redacted and literal MCP env and
 //! header values are hidden.
@@ -7,7 +7,6 @@ use agent_application::mcp::McpServiceError;
 use agent_application::ports::StoreError;
 use agent_application::profiles::ProfileServiceError;
 use agent_application::retention::RetentionServiceError;
-use agent_application::skills::skill_catalog;
 use agent_domain::connection::ConnectionConfig;
 use agent_domain::mcp::McpRegistration;
 use agent_domain::retention::{DetailLimit, RetentionKey};
@@ -39,7 +38,6 @@ pub fn routes() -> Router<AppState> {
                 .put(put_connection)
                 .delete(delete_connection),
         )
-        .route("/skills", get(skills))
         .route("/mcp", get(mcp_servers))
         .route("/mcp/{name}", get(mcp_server))
         .route("/mcp/{name}/tools", get(mcp_tools))
@@ -226,12 +224,6 @@ async fn delete_connection(State(state): State<AppState>, Path(name): Path<Strin
             other => other.into(),
         })?;
     Ok(Json(json!({"name": name, "removed": true})))
-}
-
-/// `GET /api/skills`: the catalog of every scope.
-async fn skills(State(state): State<AppState>) -> Answer {
-    let catalog = skill_catalog(state.services.skills.as_ref()).await?;
-    Ok(Json(json!(catalog)))
 }
 
 /// A server that cannot be reached is the server's side; a storage fault is ours; the

@@ -46,19 +46,31 @@ where
     async fn from_request(request: axum::extract::Request, state: &S) -> ApiResult<Self> {
         match Json::<T>::from_request(request, state).await {
             Ok(Json(value)) => Ok(Self(value)),
-            // Too large stays 413 (the body-limit layer gives it its code); anything else
-            // wrong with the body is bad input.
-            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                Err(ApiError::new(
-                    rejection.status(),
-                    codes::BODY_TOO_LARGE,
-                    rejection.body_text(),
-                ))
-            }
-            Err(rejection) => Err(ApiError::bad_request(
-                codes::BAD_REQUEST,
-                rejection.body_text(),
-            )),
+            Err(rejection) => Err(body_refused(rejection.status(), rejection.body_text())),
+        }
+    }
+}
+
+/// Too large stays 413 (the body-limit layer gives it its code); anything else wrong with
+/// a body is bad input.
+fn body_refused(status: StatusCode, text: String) -> ApiError {
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::new(status, codes::BODY_TOO_LARGE, text)
+    } else {
+        ApiError::bad_request(codes::BAD_REQUEST, text)
+    }
+}
+
+/// A body taken as it is (an archive, a file's content), within the same size limit.
+pub struct Raw(pub Vec<u8>);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for Raw {
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> ApiResult<Self> {
+        match axum::body::Bytes::from_request(request, state).await {
+            Ok(bytes) => Ok(Self(bytes.to_vec())),
+            Err(rejection) => Err(body_refused(rejection.status(), rejection.body_text())),
         }
     }
 }

@@ -7,16 +7,18 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_application::ports::{EventStream, JournalError};
+use agent_application::ports::{EventStream, JournalError, SkillRef, SkillScope, StoreError};
 use agent_domain::event::ChatRef;
 use agent_domain::run::RunId;
+use agent_domain::workspace::WorkspacePath;
 use agent_host_http::{
     ApiError, ApiResult, ChosenModel, HeaderValue, HostWiring, ModelChoice, ServeOptions, Services,
-    StatusCode, Token,
+    SkillImport, StatusCode, Token,
 };
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::chat::ChatLocator;
 use async_trait::async_trait;
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::model;
@@ -150,5 +152,68 @@ impl HostWiring for Wiring {
 
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError> {
         self.storage().journal.follow(run, after_seq).await
+    }
+
+    async fn skill_details(&self, skill: &SkillRef) -> Result<Value, StoreError> {
+        let details = self.storage().skills.details(skill).await?;
+        Ok(json!(details))
+    }
+
+    async fn import_skill(
+        &self,
+        scope: &SkillScope,
+        archive: Vec<u8>,
+        preview_only: bool,
+        replace: bool,
+    ) -> Result<SkillImport, StoreError> {
+        // The store imports from a path it recognises as an archive by its name.
+        let staged = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
+            let mut file = tempfile::Builder::new().suffix(".zip").tempfile()?;
+            file.write_all(&archive)?;
+            file.flush()?;
+            Ok(file)
+        })
+        .await
+        .map_err(|err| StoreError::Io(err.to_string()))?
+        .map_err(|err| StoreError::Io(format!("staging the archive: {err}")))?;
+        let store = &self.storage().skills;
+        let preview = store.preview_import(scope, staged.path()).await?;
+        if !preview_only {
+            store.import(scope, staged.path(), replace).await?;
+        }
+        Ok(SkillImport {
+            preview: json!(preview),
+            installed: !preview_only,
+        })
+    }
+
+    async fn export_skill(&self, skill: &SkillRef) -> Result<Vec<u8>, StoreError> {
+        let staging = tempfile::tempdir()
+            .map_err(|err| StoreError::Io(format!("staging the archive: {err}")))?;
+        let target = staging.path().join("skill.zip");
+        self.storage().skills.export(skill, &target).await?;
+        tokio::fs::read(&target)
+            .await
+            .map_err(|err| StoreError::Io(format!("reading the archive: {err}")))
+    }
+
+    async fn write_skill_file(
+        &self,
+        skill: &SkillRef,
+        path: &WorkspacePath,
+        content: Vec<u8>,
+    ) -> Result<(), StoreError> {
+        self.storage().skills.write_file(skill, path, content).await
+    }
+
+    async fn rename_skill(&self, skill: &SkillRef, new_name: &str) -> Result<(), StoreError> {
+        self.storage().skills.rename(skill, new_name).await
+    }
+
+    async fn remove_skill(&self, skill: &SkillRef) -> Result<(), StoreError> {
+        self.storage()
+            .skills
+            .remove(&skill.scope, &skill.name)
+            .await
     }
 }
