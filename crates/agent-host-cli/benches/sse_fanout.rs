@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_application::chat_workspaces::ChatWorkspaces;
+use agent_application::doctor::Doctor;
 use agent_application::mcp::McpServers;
 use agent_application::ports::{
     EventDraft, EventJournal, EventQuery, EventStream, JournalError, ProfileStore, SkillRef,
@@ -210,6 +211,11 @@ impl World {
                 storage.runs.clone(),
                 storage.retention.clone(),
                 Arc::new(Sha256Digest),
+            ),
+            doctor: Doctor::new(
+                ProfileService::new(storage.profiles.clone()),
+                storage.connections.clone(),
+                storage.skills.clone(),
             ),
             host: Arc::new(BenchWiring {
                 storage: storage.clone(),

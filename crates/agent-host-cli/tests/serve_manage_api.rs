@@ -248,3 +248,157 @@ async fn a_skill_is_imported_read_edited_exported_renamed_and_removed() {
         (StatusCode::BAD_REQUEST, "skill.invalid_scope".into())
     );
 }
+
+/// A key the server holds; no response may contain it.
+const CANARY: &str = "sk-serve-manage-canary-7c1f";
+
+#[tokio::test]
+async fn prompts_are_built_and_prepared_without_a_run_and_never_show_a_key() {
+    let fixture = Fixture::new();
+    let server = Server::start(fixture.path(), &[], &[("SERVE_TEST_KEY", CANARY)]);
+    let connection = serde_json::json!({"kind": "tavern-agent.llmConnection", "schemaVersion": 1,
+        "name": "local", "format": "openai-chat", "model": "gpt-test",
+        "baseUrl": "http://127.0.0.1:9/v1", "apiKeyEnv": "SERVE_TEST_KEY",
+        "headers": [{"name": "X-Secret", "value": CANARY}]});
+    let (status, saved) = server
+        .call(Method::PUT, "/api/connections/local", Some(connection))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+
+    // The snapshot a run would start from, in the shape a run takes back.
+    let (status, snapshot) = server
+        .call(
+            Method::POST,
+            "/api/prompt/build",
+            Some(serde_json::json!({"chat": CHAT})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{snapshot}");
+    assert!(
+        !snapshot["chatCompletionPayload"]["messages"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{snapshot}"
+    );
+    let body = serde_json::json!({"chat": CHAT, "script": completing_script(),
+        "promptSnapshot": snapshot});
+    let (status, run) = server.call(Method::POST, "/api/runs", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{run}");
+    let run = run["id"].as_str().unwrap().to_owned();
+    server.wait_terminal(&run).await;
+
+    // The first request, over a script and over the connection; no run is created.
+    let (status, scripted) = server
+        .call(
+            Method::POST,
+            "/api/prompt/prepare",
+            Some(serde_json::json!({"chat": CHAT, "script": completing_script()})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{scripted}");
+    assert!(
+        !scripted["request"]["messages"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!scripted["request"]["tools"].as_array().unwrap().is_empty());
+    let (status, connected) = server
+        .call(
+            Method::POST,
+            "/api/prompt/prepare",
+            Some(serde_json::json!({"chat": CHAT, "connection": "local"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{connected}");
+    assert_eq!(connected["binding"]["connection"], "local");
+    let (_, runs) = server.get("/api/runs").await;
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 1, "{runs}");
+
+    // Bad input keeps its codes.
+    let (status, outside) = server
+        .call(
+            Method::POST,
+            "/api/prompt/build",
+            Some(serde_json::json!({"chat": "../elsewhere.jsonl"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{outside}");
+    assert_eq!(outside["code"], "agent.invalid_chat_path");
+    let (status, both) = server
+        .call(
+            Method::POST,
+            "/api/prompt/prepare",
+            Some(serde_json::json!({"chat": CHAT, "connection": "local",
+                "script": completing_script()})),
+        )
+        .await;
+    assert_eq!(
+        (status, both["code"].clone()),
+        (StatusCode::BAD_REQUEST, "serve.bad_request".into())
+    );
+    let (status, unknown) = server
+        .call(
+            Method::POST,
+            "/api/prompt/prepare",
+            Some(serde_json::json!({"chat": CHAT, "connection": "nowhere"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{unknown}");
+    assert_eq!(unknown["code"], "connection.not_found");
+
+    // The profile's system prompt.
+    let (status, system) = server
+        .get("/api/profiles/default-writer/system-prompt")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{system}");
+    assert_eq!(system["profileId"], "default-writer");
+    assert!(!system["systemPrompt"].as_str().unwrap().is_empty());
+    let (status, missing) = server.get("/api/profiles/nobody/system-prompt").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{missing}");
+    assert_eq!(missing["code"], "agent.profile_not_found");
+
+    let (status, report) = server.get("/api/doctor").await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+
+    let bodies = server.bodies.lock().unwrap();
+    for body in bodies.iter() {
+        assert!(!body.contains(CANARY), "the key leaked: {body}");
+    }
+}
+
+#[tokio::test]
+async fn the_doctor_reports_findings_with_their_codes_and_fixes() {
+    let fixture = Fixture::new();
+    let server = Server::start(fixture.path(), &[], &[]);
+    let (status, healthy) = server.get("/api/doctor").await;
+    assert_eq!(status, StatusCode::OK, "{healthy}");
+    assert_eq!(healthy["healthy"], true, "{healthy}");
+
+    let profiles = fixture.path().join("_tauritavern/agent-profiles/profiles");
+    fs::create_dir_all(&profiles).unwrap();
+    fs::write(profiles.join("broken.json"), "{\"schemaVersion\": 3,").unwrap();
+    let (status, report) = server.get("/api/doctor").await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(report["healthy"], false);
+    let codes: Vec<&Value> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|check| check["findings"].as_array().unwrap())
+        .map(|finding| &finding["code"])
+        .collect();
+    assert_eq!(
+        codes,
+        [&Value::from("agent.profile_contract_invalid")],
+        "{report}"
+    );
+
+    let (status, fixed) = server.call(Method::POST, "/api/doctor/fix", None).await;
+    assert_eq!(status, StatusCode::OK, "{fixed}");
+    assert_eq!(fixed["before"]["healthy"], false);
+    assert!(fixed["fixed"].is_object(), "{fixed}");
+    // A broken profile is not the doctor's to fix: it is still reported.
+    assert_eq!(fixed["after"]["healthy"], false);
+}

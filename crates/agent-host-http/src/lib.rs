@@ -11,6 +11,7 @@ mod chats;
 mod error;
 mod live;
 mod manage;
+mod prompt;
 mod runs;
 mod skills;
 mod stream;
@@ -20,6 +21,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use agent_application::chat_workspaces::ChatWorkspaces;
+use agent_application::doctor::Doctor;
 use agent_application::mcp::McpServers;
 use agent_application::ports::{
     ConnectionStore, EventStream, JournalError, SkillRef, SkillScope, SkillStore, StoreError,
@@ -59,6 +61,7 @@ pub struct Services {
     pub retention: Arc<RetentionService>,
     pub skills: Arc<dyn SkillStore>,
     pub chats: ChatWorkspaces,
+    pub doctor: Doctor,
     pub host: Arc<dyn HostWiring>,
 }
 
@@ -172,6 +175,7 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
         .merge(manage::routes())
         .merge(chats::routes())
         .merge(skills::routes())
+        .merge(prompt::routes())
         .fallback(api_not_found)
         .layer(middleware::from_fn_with_state(
             options.token.clone(),

@@ -1,7 +1,7 @@
-//! Everything besides runs, chats and skills: tools, profiles, connections, MCP servers and
-//! retention, each a thin call of the service the CLI uses, answered in the CLI's `--json`
-//! shapes. Secrets never leave: connections go out redacted and literal MCP env and
-//! header values are hidden.
+//! Everything besides runs, chats, skills and prompts: tools, profiles, connections, MCP
+//! servers, retention and the doctor, each a thin call of the service the CLI uses,
+//! answered in the CLI's `--json` shapes. Secrets never leave: connections go out redacted
+//! and literal MCP env and header values are hidden.
 
 use agent_application::mcp::McpServiceError;
 use agent_application::ports::StoreError;
@@ -31,6 +31,9 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/profiles/{id}/diagnose", get(diagnose_profile))
         .route("/profiles/{id}/repair", post(repair_profile))
+        .route("/profiles/{id}/system-prompt", get(system_prompt))
+        .route("/doctor", get(doctor))
+        .route("/doctor/fix", post(doctor_fix))
         .route("/connections", get(connections))
         .route(
             "/connections/{name}",
@@ -147,6 +150,33 @@ async fn repair_profile(State(state): State<AppState>, Path(id): Path<String>) -
         .await
         .map_err(profile_error)?;
     Ok(Json(json!(outcome)))
+}
+
+/// `GET /api/profiles/{id}/system-prompt`: the Agent system prompt the profile runs with.
+async fn system_prompt(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
+    let prompt = state
+        .services
+        .profiles
+        .system_prompt(Some(&id))
+        .await
+        .map_err(profile_error)?;
+    Ok(Json(json!({"profileId": id, "systemPrompt": prompt})))
+}
+
+/// `GET /api/doctor`: one check of the data directory (as `doctor --json`); an unhealthy
+/// one is still a 200, its `healthy` says so.
+async fn doctor(State(state): State<AppState>) -> Json<Value> {
+    Json(json!(state.services.doctor.check().await))
+}
+
+/// `POST /api/doctor/fix`: the check, the repairs and a second check (as
+/// `doctor --fix --json`).
+async fn doctor_fix(State(state): State<AppState>) -> Json<Value> {
+    let doctor = &state.services.doctor;
+    let before = doctor.check().await;
+    let fixed = doctor.fix().await;
+    let after = doctor.check().await;
+    Json(json!({"before": before, "fixed": fixed, "after": after}))
 }
 
 /// A body that names the resource must name the one in the path.

@@ -98,6 +98,7 @@ fn services(host: Host) -> Services {
         retention: Arc::new(host.retention()),
         skills: host.skills(),
         chats: host.chat_workspaces(),
+        doctor: host.doctor(),
         host: Arc::new(Wiring { host }),
     }
 }
