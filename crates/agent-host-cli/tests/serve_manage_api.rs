@@ -402,3 +402,115 @@ async fn the_doctor_reports_findings_with_their_codes_and_fixes() {
     // A broken profile is not the doctor's to fix: it is still reported.
     assert_eq!(fixed["after"]["healthy"], false);
 }
+
+#[tokio::test]
+async fn mcp_servers_are_paused_resumed_permitted_refreshed_and_removed() {
+    let fixture = Fixture::new();
+    let id = "5d2c7a90-1b3e-4f6a-8c9d-0e1f2a3b4c5d";
+    let mcp = fixture.path().join("_tauritavern/mcp");
+    fs::create_dir_all(mcp.join("servers")).unwrap();
+    fs::create_dir_all(mcp.join("catalogs")).unwrap();
+    let registration = serde_json::json!({
+        "schemaVersion": 1, "id": id, "displayName": "notes",
+        "transport": {"type": "stdio", "program": "/nonexistent/notes-server", "args": [],
+                      "env": [{"name": "NOTES_TOKEN", "value": {"literal": CANARY}}]},
+        "status": "active", "permissions": {}
+    });
+    let file = mcp.join(format!("servers/{id}.json"));
+    fs::write(&file, registration.to_string()).unwrap();
+    let tool = |name: &str| serde_json::json!({"name": name, "description": "d", "inputSchema": {"type": "object"}});
+    let catalog = serde_json::json!({"registrationId": id,
+        "refreshedAt": "2026-01-01T00:00:00Z", "tools": [tool("search"), tool("read")]});
+    fs::write(mcp.join(format!("catalogs/{id}.json")), catalog.to_string()).unwrap();
+    let stored = || -> Value { serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap() };
+    let server = Server::start(fixture.path(), &[], &[]);
+
+    let (status, paused) = server
+        .call(Method::POST, "/api/mcp/notes/pause", None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{paused}");
+    assert_eq!(
+        paused,
+        serde_json::json!({"id": id, "name": "notes", "status": "paused"})
+    );
+    assert_eq!(stored()["status"], "paused");
+    let (status, _) = server
+        .call(Method::POST, "/api/mcp/notes/resume", None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(stored()["status"], "active");
+
+    let permission = |tool: &str, permission: &str| {
+        Some(serde_json::json!({"tool": tool, "permission": permission}))
+    };
+    let (status, allowed) = server
+        .call(
+            Method::POST,
+            "/api/mcp/notes/permission",
+            permission("search", "allow"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{allowed}");
+    assert_eq!(
+        allowed,
+        serde_json::json!({"tools": ["search"], "permission": "allow"})
+    );
+    assert_eq!(
+        stored()["permissions"],
+        serde_json::json!({"search": "allow"})
+    );
+    let (status, all) = server
+        .call(
+            Method::POST,
+            "/api/mcp/notes/permission",
+            permission("*", "ask"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{all}");
+    assert_eq!(
+        stored()["permissions"],
+        serde_json::json!({"search": "ask", "read": "ask"})
+    );
+    let (status, unknown) = server
+        .call(
+            Method::POST,
+            "/api/mcp/notes/permission",
+            permission("write", "ask"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{unknown}");
+    assert_eq!(unknown["code"], "mcp.tool_not_in_cached_catalog");
+    let (status, sometimes) = server
+        .call(
+            Method::POST,
+            "/api/mcp/notes/permission",
+            permission("read", "sometimes"),
+        )
+        .await;
+    assert_eq!(
+        (status, sometimes["code"].clone()),
+        (StatusCode::BAD_REQUEST, "serve.bad_request".into())
+    );
+
+    // A server that cannot start: the refresh fails with its code and the cache stays.
+    let (status, refused) = server
+        .call(Method::POST, "/api/mcp/notes/refresh", None)
+        .await;
+    assert!(status.is_server_error(), "{refused}");
+    assert_eq!(refused["code"], "mcp.spawn_failed");
+
+    let (status, removed) = server.call(Method::DELETE, "/api/mcp/notes", None).await;
+    assert_eq!(status, StatusCode::OK, "{removed}");
+    assert_eq!(removed["removed"], true);
+    assert!(!file.exists());
+    let (status, gone) = server.call(Method::DELETE, "/api/mcp/notes", None).await;
+    assert_eq!(
+        (status, gone["code"].clone()),
+        (StatusCode::NOT_FOUND, "mcp.registration_not_found".into())
+    );
+
+    let bodies = server.bodies.lock().unwrap();
+    for body in bodies.iter() {
+        assert!(!body.contains(CANARY), "the key leaked: {body}");
+    }
+}

@@ -8,7 +8,7 @@ use agent_application::ports::StoreError;
 use agent_application::profiles::ProfileServiceError;
 use agent_application::retention::RetentionServiceError;
 use agent_domain::connection::ConnectionConfig;
-use agent_domain::mcp::McpRegistration;
+use agent_domain::mcp::{McpRegistration, McpServerStatus, McpToolPermission};
 use agent_domain::retention::{DetailLimit, RetentionKey};
 use axum::extract::{Path, State};
 use axum::routing::{get, post};
@@ -42,8 +42,12 @@ pub fn routes() -> Router<AppState> {
                 .delete(delete_connection),
         )
         .route("/mcp", get(mcp_servers))
-        .route("/mcp/{name}", get(mcp_server))
+        .route("/mcp/{name}", get(mcp_server).delete(remove_mcp_server))
         .route("/mcp/{name}/tools", get(mcp_tools))
+        .route("/mcp/{name}/pause", post(pause_mcp_server))
+        .route("/mcp/{name}/resume", post(resume_mcp_server))
+        .route("/mcp/{name}/refresh", post(refresh_mcp_server))
+        .route("/mcp/{name}/permission", post(set_mcp_permission))
         .route("/retention", get(retention).put(set_retention))
         .route("/retention/plan", post(retention_plan))
         .route("/retention/apply", post(retention_apply))
@@ -303,6 +307,71 @@ async fn mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> 
 async fn mcp_tools(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
     let tools = state.services.mcp.tools(&name).await.map_err(mcp_error)?;
     Ok(Json(json!(tools)))
+}
+
+/// What a change to a registration answers, as the CLI's `--json` does: its id and name,
+/// and what changed.
+fn changed(registration: &McpRegistration, change: Value) -> Json<Value> {
+    let mut value = json!({"id": registration.id, "name": registration.display_name});
+    if let (Value::Object(out), Value::Object(change)) = (&mut value, change) {
+        out.extend(change);
+    }
+    Json(value)
+}
+
+/// `DELETE /api/mcp/{name}`: the registration goes (its cached catalog with it).
+async fn remove_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let removed = state.services.mcp.remove(&name).await.map_err(mcp_error)?;
+    Ok(changed(&removed, json!({"removed": true})))
+}
+
+async fn pause_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let mcp = &state.services.mcp;
+    let paused = mcp
+        .set_status(&name, McpServerStatus::Paused)
+        .await
+        .map_err(mcp_error)?;
+    Ok(changed(&paused, json!({"status": "paused"})))
+}
+
+async fn resume_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let mcp = &state.services.mcp;
+    let resumed = mcp
+        .set_status(&name, McpServerStatus::Active)
+        .await
+        .map_err(mcp_error)?;
+    Ok(changed(&resumed, json!({"status": "active"})))
+}
+
+/// `POST /api/mcp/{name}/refresh`: lists the server's tools now and caches the catalog.
+async fn refresh_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let catalog = state.services.mcp.refresh(&name).await.map_err(mcp_error)?;
+    Ok(Json(json!(catalog)))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PermissionChange {
+    /// A cached tool's name, or `*` for all of them.
+    tool: String,
+    permission: McpToolPermission,
+}
+
+/// `POST /api/mcp/{name}/permission`: as `mcp permission NAME TOOL off|ask|allow`.
+async fn set_mcp_permission(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Body(change): Body<PermissionChange>,
+) -> Answer {
+    let tools = state
+        .services
+        .mcp
+        .set_permission(&name, &change.tool, change.permission)
+        .await
+        .map_err(mcp_error)?;
+    Ok(Json(
+        json!({"tools": tools, "permission": change.permission}),
+    ))
 }
 
 /// A policy that does not hold is the request's mistake; storage failing is ours.
