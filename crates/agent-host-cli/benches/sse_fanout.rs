@@ -152,6 +152,10 @@ impl HostWiring for BenchWiring {
     async fn remove_skill(&self, _skill: &SkillRef) -> Result<(), StoreError> {
         Err(no_skills())
     }
+
+    fn check_mcp_url(&self, _url: &str) -> ApiResult<()> {
+        Err(unused())
+    }
 }
 
 /// The bench manages no skills.

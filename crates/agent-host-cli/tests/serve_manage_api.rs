@@ -509,6 +509,48 @@ async fn mcp_servers_are_paused_resumed_permitted_refreshed_and_removed() {
         (StatusCode::NOT_FOUND, "mcp.registration_not_found".into())
     );
 
+    // A new server is registered even when its first refresh fails.
+    let transport = serde_json::json!({"type": "stdio", "program": "/nonexistent/diary",
+        "args": ["-q"], "env": [{"name": "DIARY_TOKEN", "value": {"literal": CANARY}}]});
+    let (status, added) = server
+        .call(
+            Method::POST,
+            "/api/mcp",
+            Some(serde_json::json!({"name": "diary", "transport": transport.clone()})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{added}");
+    assert_eq!(added["name"], "diary");
+    assert_eq!(added["refreshError"]["code"], "mcp.spawn_failed");
+    let (_, listed) = server.get("/api/mcp").await;
+    assert_eq!(
+        listed["registrations"][0]["displayName"], "diary",
+        "{listed}"
+    );
+    let (status, taken) = server
+        .call(
+            Method::POST,
+            "/api/mcp",
+            Some(serde_json::json!({"name": "Diary", "transport": transport})),
+        )
+        .await;
+    assert_eq!(
+        (status, taken["code"].clone()),
+        (StatusCode::BAD_REQUEST, "mcp.server_name_taken".into())
+    );
+    let public = serde_json::json!({"type": "streamableHttp", "url": "http://mcp.example.com/mcp"});
+    let (status, insecure) = server
+        .call(
+            Method::POST,
+            "/api/mcp",
+            Some(serde_json::json!({"name": "public", "transport": public})),
+        )
+        .await;
+    assert_eq!(
+        (status, insecure["code"].clone()),
+        (StatusCode::BAD_REQUEST, "mcp.insecure_url".into())
+    );
+
     let bodies = server.bodies.lock().unwrap();
     for body in bodies.iter() {
         assert!(!body.contains(CANARY), "the key leaked: {body}");

@@ -116,6 +116,10 @@ pub trait HostWiring: Send + Sync {
 
     /// Uninstalls a skill.
     async fn remove_skill(&self, skill: &SkillRef) -> Result<(), StoreError>;
+
+    /// Refuses an MCP server URL the MCP client would not connect to (as `mcp add --url`
+    /// does), with its `mcp.*` code.
+    fn check_mcp_url(&self, url: &str) -> ApiResult<()>;
 }
 
 /// What importing a skill archive showed and did.

@@ -7,8 +7,9 @@ use agent_application::mcp::McpServiceError;
 use agent_application::ports::StoreError;
 use agent_application::profiles::ProfileServiceError;
 use agent_application::retention::RetentionServiceError;
+use agent_domain::ErrorCode;
 use agent_domain::connection::ConnectionConfig;
-use agent_domain::mcp::{McpRegistration, McpServerStatus, McpToolPermission};
+use agent_domain::mcp::{McpRegistration, McpServerStatus, McpToolPermission, McpTransport};
 use agent_domain::retention::{DetailLimit, RetentionKey};
 use axum::extract::{Path, State};
 use axum::routing::{get, post};
@@ -41,7 +42,7 @@ pub fn routes() -> Router<AppState> {
                 .put(put_connection)
                 .delete(delete_connection),
         )
-        .route("/mcp", get(mcp_servers))
+        .route("/mcp", get(mcp_servers).post(add_mcp_server))
         .route("/mcp/{name}", get(mcp_server).delete(remove_mcp_server))
         .route("/mcp/{name}/tools", get(mcp_tools))
         .route("/mcp/{name}/pause", post(pause_mcp_server))
@@ -307,6 +308,39 @@ async fn mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> 
 async fn mcp_tools(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
     let tools = state.services.mcp.tools(&name).await.map_err(mcp_error)?;
     Ok(Json(json!(tools)))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewMcpServer {
+    name: String,
+    /// As stored: `{"type": "stdio", "program", "args", "env", "cwd"}` or
+    /// `{"type": "streamableHttp", "url", "headers"}`.
+    transport: McpTransport,
+}
+
+/// `POST /api/mcp`: registers a server (every tool off) and refreshes its catalog, as
+/// `mcp add --json` does; a failed refresh keeps the registration and is reported in
+/// `refreshError`.
+async fn add_mcp_server(
+    State(state): State<AppState>,
+    Body(new): Body<NewMcpServer>,
+) -> ApiResult<(axum::http::StatusCode, Json<Value>)> {
+    if let McpTransport::StreamableHttp { url, .. } = &new.transport {
+        state.services.host.check_mcp_url(url)?;
+    }
+    let mcp = &state.services.mcp;
+    let registration = mcp.add(&new.name, new.transport).await.map_err(mcp_error)?;
+    let (tools, error) = match mcp.refresh(&registration.id).await {
+        Ok(catalog) => (Some(catalog.tools.len()), None),
+        Err(error) => (
+            None,
+            Some(json!({"code": error.code(), "message": error.to_string()})),
+        ),
+    };
+    let added = json!({"id": registration.id, "name": registration.display_name,
+        "tools": tools, "refreshError": error});
+    Ok((axum::http::StatusCode::CREATED, Json(added)))
 }
 
 /// What a change to a registration answers, as the CLI's `--json` does: its id and name,

@@ -217,4 +217,8 @@ impl HostWiring for Wiring {
             .remove(&skill.scope, &skill.name)
             .await
     }
+
+    fn check_mcp_url(&self, url: &str) -> ApiResult<()> {
+        agent_mcp::check_url(url).map_err(|err| ApiError::coded(&err, true))
+    }
 }
