@@ -1,6 +1,7 @@
 //! `agent-host-http`: the second host of the runtime. It serves the Host ABI the CLI calls
-//! (runs, profiles, connections, skills, MCP, retention, tools) as a JSON API, a run's
-//! journal and live model deltas as Server-Sent Events, and the embedded web timeline.
+//! (runs, chats, prompts, profiles, connections, skills, MCP, retention, tools, the doctor)
+//! as a JSON API, a run's journal and live model deltas as Server-Sent Events, and the
+//! embedded web timeline.
 //!
 //! Like the CLI it only wires and renders: every rule lives in `agent-application`, and the
 //! adapters reach this crate through [`Services`] and [`HostWiring`], which the binary builds
@@ -72,7 +73,8 @@ impl std::fmt::Debug for Services {
 }
 
 /// What only the binary can do, because it needs adapters: name chats by path inside the
-/// data directory, build a run's model, and follow a journal from a position.
+/// data directory, build a run's model, follow a journal from a position, the skill store's
+/// install operations (which work on files) and the MCP client's URL rule.
 #[async_trait]
 pub trait HostWiring: Send + Sync {
     /// The chat a `chat` field names: a path relative to the data directory's `chats/`
