@@ -551,6 +551,48 @@ async fn mcp_servers_are_paused_resumed_permitted_refreshed_and_removed() {
         (StatusCode::BAD_REQUEST, "mcp.insecure_url".into())
     );
 
+    // An mcpServers file: every server checked first, then each added and refreshed.
+    let file = serde_json::json!({"mcpServers": {
+        "calendar": {"command": "/nonexistent/calendar", "env": {"CAL_KEY": CANARY}},
+        "weather": {"url": "https://127.0.0.1:9/mcp", "headers": {"Authorization": "${WEATHER_TOKEN}"}}
+    }});
+    let request = server.request(Method::POST, "/api/mcp/import").json(&file);
+    let (status, imported) = server.send(request).await;
+    assert_eq!(status, StatusCode::OK, "{imported}");
+    assert_eq!(imported[0]["name"], "calendar");
+    assert_eq!(imported[0]["refreshError"]["code"], "mcp.spawn_failed");
+    assert_eq!(imported[1]["name"], "weather");
+    assert_eq!(imported[1]["refreshError"]["code"], "mcp.env_var_missing");
+    let (_, listed) = server.get("/api/mcp").await;
+    assert_eq!(
+        listed["registrations"].as_array().unwrap().len(),
+        3,
+        "{listed}"
+    );
+    let both = serde_json::json!({"mcpServers": {"odd": {"command": "x", "url": "https://a.example/mcp"}}});
+    let request = server.request(Method::POST, "/api/mcp/import").json(&both);
+    let (status, refused) = server.send(request).await;
+    assert_eq!(
+        (status, refused["code"].clone()),
+        (StatusCode::BAD_REQUEST, "mcp.import_invalid".into())
+    );
+    let insecure =
+        serde_json::json!({"mcpServers": {"plain": {"url": "http://mcp.example.com/mcp"}}});
+    let request = server
+        .request(Method::POST, "/api/mcp/import")
+        .json(&insecure);
+    let (status, refused) = server.send(request).await;
+    assert_eq!(
+        (status, refused["code"].clone()),
+        (StatusCode::BAD_REQUEST, "mcp.insecure_url".into())
+    );
+    let (_, listed) = server.get("/api/mcp").await;
+    assert_eq!(
+        listed["registrations"].as_array().unwrap().len(),
+        3,
+        "{listed}"
+    );
+
     let bodies = server.bodies.lock().unwrap();
     for body in bodies.iter() {
         assert!(!body.contains(CANARY), "the key leaked: {body}");

@@ -3,7 +3,7 @@
 //! answered in the CLI's `--json` shapes. Secrets never leave: connections go out redacted
 //! and literal MCP env and header values are hidden.
 
-use agent_application::mcp::McpServiceError;
+use agent_application::mcp::{McpImportError, McpServiceError, parse_import};
 use agent_application::ports::StoreError;
 use agent_application::profiles::ProfileServiceError;
 use agent_application::retention::RetentionServiceError;
@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::{ApiError, ApiResult, codes};
-use crate::runs::{Body, Params};
+use crate::runs::{Body, Params, Raw};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -43,6 +43,7 @@ pub fn routes() -> Router<AppState> {
                 .delete(delete_connection),
         )
         .route("/mcp", get(mcp_servers).post(add_mcp_server))
+        .route("/mcp/import", post(import_mcp_servers))
         .route("/mcp/{name}", get(mcp_server).delete(remove_mcp_server))
         .route("/mcp/{name}/tools", get(mcp_tools))
         .route("/mcp/{name}/pause", post(pause_mcp_server))
@@ -341,6 +342,22 @@ async fn add_mcp_server(
     let added = json!({"id": registration.id, "name": registration.display_name,
         "tools": tools, "refreshError": error});
     Ok((axum::http::StatusCode::CREATED, Json(added)))
+}
+
+/// `POST /api/mcp/import`: the body is an `{"mcpServers": {...}}` file; every server is
+/// checked before any is registered, then each is added and refreshed (as
+/// `mcp import --json`).
+async fn import_mcp_servers(State(state): State<AppState>, Raw(file): Raw) -> Answer {
+    let invalid = |error: McpImportError| ApiError::coded(&error, true);
+    let text = String::from_utf8(file)
+        .map_err(|_| invalid(McpImportError("the file is not UTF-8 text".to_owned())))?;
+    let planned = parse_import(&text).map_err(invalid)?;
+    for (_, transport) in &planned {
+        if let McpTransport::StreamableHttp { url, .. } = transport {
+            state.services.host.check_mcp_url(url)?;
+        }
+    }
+    Ok(Json(json!(state.services.mcp.import(planned).await)))
 }
 
 /// What a change to a registration answers, as the CLI's `--json` does: its id and name,
