@@ -109,6 +109,7 @@ impl Server {
     /// Polls the run until its status is terminal (the terminal event can be journaled a
     /// moment before the status says so); answers the summary.
     pub async fn wait_terminal(&self, run: &str) -> Value {
+        let mut last = Value::Null;
         for _ in 0..600 {
             let (status, summary) = self.get(&format!("/api/runs/{run}")).await;
             assert_eq!(status, StatusCode::OK, "{summary}");
@@ -117,9 +118,10 @@ impl Server {
             if summary["terminal"].is_object() && ended {
                 return summary;
             }
+            last = summary;
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("run {run} did not end");
+        panic!("run {run} did not end: {last}");
     }
 
     /// Opens the run's event stream with `last_event_id` sent as `Last-Event-ID`.
