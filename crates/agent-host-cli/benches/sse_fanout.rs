@@ -25,26 +25,32 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agent_application::chat_workspaces::ChatWorkspaces;
+use agent_application::doctor::Doctor;
 use agent_application::mcp::McpServers;
 use agent_application::ports::{
-    EventDraft, EventJournal, EventQuery, EventStream, JournalError, ProfileStore,
+    EventDraft, EventJournal, EventQuery, EventStream, JournalError, ProfileStore, SkillRef,
+    SkillScope, StoreError,
 };
 use agent_application::profiles::ProfileService;
 use agent_application::retention::RetentionService;
 use agent_application::runtime::AgentRuntime;
 use agent_domain::event::{ChatRef, JournalLine};
 use agent_domain::run::RunId;
+use agent_domain::workspace::WorkspacePath;
 use agent_host_http::{
-    ApiError, ApiResult, ChatEntry, ChosenModel, HostWiring, ModelChoice, ServeOptions, Services,
+    ApiError, ApiResult, ChosenModel, HostWiring, ModelChoice, ServeOptions, Services, SkillImport,
     Token,
 };
 use agent_infra_fs::FsStorage;
+use agent_infra_fs::digest::Sha256Digest;
 use agent_infra_fs::environment::{SystemClock, UuidIds};
 use agent_infra_fs::layout::DataDir;
 use agent_mcp::McpClient;
 use async_trait::async_trait;
 use criterion::Criterion;
 use futures::StreamExt;
+use serde_json::Value;
 use tempfile::TempDir;
 
 const CLIENTS: usize = 50;
@@ -104,10 +110,6 @@ impl HostWiring for BenchWiring {
         Err(unused())
     }
 
-    async fn list_chats(&self) -> ApiResult<Vec<ChatEntry>> {
-        Err(unused())
-    }
-
     async fn choose_model(&self, _choice: &ModelChoice) -> ApiResult<ChosenModel> {
         Err(unused())
     }
@@ -115,6 +117,50 @@ impl HostWiring for BenchWiring {
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError> {
         self.storage.journal.follow(run, after_seq).await
     }
+
+    async fn skill_details(&self, _skill: &SkillRef) -> Result<Value, StoreError> {
+        Err(no_skills())
+    }
+
+    async fn import_skill(
+        &self,
+        _scope: &SkillScope,
+        _archive: Vec<u8>,
+        _preview_only: bool,
+        _replace: bool,
+    ) -> Result<SkillImport, StoreError> {
+        Err(no_skills())
+    }
+
+    async fn export_skill(&self, _skill: &SkillRef) -> Result<Vec<u8>, StoreError> {
+        Err(no_skills())
+    }
+
+    async fn write_skill_file(
+        &self,
+        _skill: &SkillRef,
+        _path: &WorkspacePath,
+        _content: Vec<u8>,
+    ) -> Result<(), StoreError> {
+        Err(no_skills())
+    }
+
+    async fn rename_skill(&self, _skill: &SkillRef, _new_name: &str) -> Result<(), StoreError> {
+        Err(no_skills())
+    }
+
+    async fn remove_skill(&self, _skill: &SkillRef) -> Result<(), StoreError> {
+        Err(no_skills())
+    }
+
+    fn check_mcp_url(&self, _url: &str) -> ApiResult<()> {
+        Err(unused())
+    }
+}
+
+/// The bench manages no skills.
+fn no_skills() -> StoreError {
+    StoreError::Io("not wired in the bench".to_owned())
 }
 
 struct World {
@@ -164,6 +210,17 @@ impl World {
                 Arc::new(SystemClock),
             )),
             skills: storage.skills.clone(),
+            chats: ChatWorkspaces::new(
+                storage.chat_workspaces.clone(),
+                storage.runs.clone(),
+                storage.retention.clone(),
+                Arc::new(Sha256Digest),
+            ),
+            doctor: Doctor::new(
+                ProfileService::new(storage.profiles.clone()),
+                storage.connections.clone(),
+                storage.skills.clone(),
+            ),
             host: Arc::new(BenchWiring {
                 storage: storage.clone(),
             }),

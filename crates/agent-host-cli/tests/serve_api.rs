@@ -147,7 +147,8 @@ async fn a_run_started_over_http_is_read_back_through_every_run_endpoint() {
     let server = Server::start(fixture.path(), &[], &[]);
     let (status, chats) = server.get("/api/chats").await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(chats, json!({"chats": [{"chat": CHAT, "name": "Alice"}]}));
+    assert_eq!(chats["chats"].as_array().unwrap().len(), 1, "{chats}");
+    assert_eq!(chats["chats"][0]["path"], CHAT);
 
     let first = server.start_run(completing_script()).await;
     let mut stream = server.stream(&first, None).await;

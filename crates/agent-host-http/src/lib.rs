@@ -1,35 +1,43 @@
 //! `agent-host-http`: the second host of the runtime. It serves the Host ABI the CLI calls
-//! (runs, profiles, connections, skills, MCP, retention, tools) as a JSON API, a run's
-//! journal and live model deltas as Server-Sent Events, and the embedded web timeline.
+//! (runs, chats, prompts, profiles, connections, skills, MCP, retention, tools, the doctor)
+//! as a JSON API, a run's journal and live model deltas as Server-Sent Events, and the
+//! embedded web timeline.
 //!
 //! Like the CLI it only wires and renders: every rule lives in `agent-application`, and the
 //! adapters reach this crate through [`Services`] and [`HostWiring`], which the binary builds
 //! (this crate depends on no adapter). See `docs/serve.md`.
 
 mod auth;
+mod chats;
 mod error;
 mod live;
 mod manage;
+mod prompt;
 mod runs;
+mod skills;
 mod stream;
 mod web;
 
 use std::future::Future;
 use std::sync::Arc;
 
+use agent_application::chat_workspaces::ChatWorkspaces;
+use agent_application::doctor::Doctor;
 use agent_application::mcp::McpServers;
-use agent_application::ports::{ConnectionStore, EventStream, JournalError, SkillStore};
+use agent_application::ports::{
+    ConnectionStore, EventStream, JournalError, SkillRef, SkillScope, SkillStore, StoreError,
+};
 use agent_application::profiles::ProfileService;
 use agent_application::retention::RetentionService;
 use agent_application::runtime::{AgentRuntime, ModelBinder, RunModel};
 use agent_domain::event::ChatRef;
 use agent_domain::run::RunId;
+use agent_domain::workspace::WorkspacePath;
 use async_trait::async_trait;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, header};
 use axum::middleware;
-use serde::Serialize;
 use tokio::net::TcpListener;
 use tower_http::cors::CorsLayer;
 
@@ -53,6 +61,8 @@ pub struct Services {
     pub mcp: Arc<McpServers>,
     pub retention: Arc<RetentionService>,
     pub skills: Arc<dyn SkillStore>,
+    pub chats: ChatWorkspaces,
+    pub doctor: Doctor,
     pub host: Arc<dyn HostWiring>,
 }
 
@@ -63,15 +73,13 @@ impl std::fmt::Debug for Services {
 }
 
 /// What only the binary can do, because it needs adapters: name chats by path inside the
-/// data directory, build a run's model, and follow a journal from a position.
+/// data directory, build a run's model, follow a journal from a position, the skill store's
+/// install operations (which work on files) and the MCP client's URL rule.
 #[async_trait]
 pub trait HostWiring: Send + Sync {
     /// The chat a `chat` field names: a path relative to the data directory's `chats/`
     /// (or starting with `chats/` or `group chats/`); nothing outside those folders.
     fn resolve_chat(&self, raw: &str) -> ApiResult<ChatRef>;
-
-    /// The chats a run can be started on.
-    async fn list_chats(&self) -> ApiResult<Vec<ChatEntry>>;
 
     /// The model of a run: the inline script, else the connection, else the profile's own
     /// binding; every problem with the choice is found before a run exists.
@@ -80,16 +88,48 @@ pub trait HostWiring: Send + Sync {
     /// The run's events after `after_seq` already journaled, then new ones until its
     /// terminal event (inclusive), without gaps or repeats.
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError>;
+
+    /// A skill's front matter, index facts, files and problems (as `skills show --json`).
+    async fn skill_details(&self, skill: &SkillRef) -> Result<serde_json::Value, StoreError>;
+
+    /// What installing the `.zip` skill `archive` into `scope` does (as `skills import`),
+    /// and the install itself unless `preview_only`.
+    async fn import_skill(
+        &self,
+        scope: &SkillScope,
+        archive: Vec<u8>,
+        preview_only: bool,
+        replace: bool,
+    ) -> Result<SkillImport, StoreError>;
+
+    /// The skill as a `.zip` archive (as `skills export` to a `.zip`).
+    async fn export_skill(&self, skill: &SkillRef) -> Result<Vec<u8>, StoreError>;
+
+    /// Replaces or creates one file of a skill, which must stay valid.
+    async fn write_skill_file(
+        &self,
+        skill: &SkillRef,
+        path: &WorkspacePath,
+        content: Vec<u8>,
+    ) -> Result<(), StoreError>;
+
+    /// Renames a skill within its scope.
+    async fn rename_skill(&self, skill: &SkillRef, new_name: &str) -> Result<(), StoreError>;
+
+    /// Uninstalls a skill.
+    async fn remove_skill(&self, skill: &SkillRef) -> Result<(), StoreError>;
+
+    /// Refuses an MCP server URL the MCP client would not connect to (as `mcp add --url`
+    /// does), with its `mcp.*` code.
+    fn check_mcp_url(&self, url: &str) -> ApiResult<()>;
 }
 
-/// A chat a run can be started on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChatEntry {
-    /// What to send as `chat` to start a run on it.
-    pub chat: String,
-    /// The character's or group's name.
-    pub name: String,
+/// What importing a skill archive showed and did.
+#[derive(Debug, Clone)]
+pub struct SkillImport {
+    /// The import preview (as `skills import --preview --json` shows it).
+    pub preview: serde_json::Value,
+    pub installed: bool,
 }
 
 /// How a run started over HTTP picks its model.
@@ -139,6 +179,9 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
         .merge(runs::routes())
         .merge(stream::routes())
         .merge(manage::routes())
+        .merge(chats::routes())
+        .merge(skills::routes())
+        .merge(prompt::routes())
         .fallback(api_not_found)
         .layer(middleware::from_fn_with_state(
             options.token.clone(),

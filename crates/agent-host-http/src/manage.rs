@@ -1,15 +1,15 @@
-//! Everything besides runs: tools, chats, profiles, connections, skills, MCP servers and
-//! retention, each a thin call of the service the CLI uses, answered in the CLI's `--json`
-//! shapes. Secrets never leave: connections go out redacted and literal MCP env and
-//! header values are hidden.
+//! Everything besides runs, chats, skills and prompts: tools, profiles, connections, MCP
+//! servers, retention and the doctor, each a thin call of the service the CLI uses,
+//! answered in the CLI's `--json` shapes. Secrets never leave: connections go out redacted
+//! and literal MCP env and header values are hidden.
 
-use agent_application::mcp::McpServiceError;
+use agent_application::mcp::{McpImportError, McpServiceError, parse_import};
 use agent_application::ports::StoreError;
 use agent_application::profiles::ProfileServiceError;
 use agent_application::retention::RetentionServiceError;
-use agent_application::skills::skill_catalog;
+use agent_domain::ErrorCode;
 use agent_domain::connection::ConnectionConfig;
-use agent_domain::mcp::McpRegistration;
+use agent_domain::mcp::{McpRegistration, McpServerStatus, McpToolPermission, McpTransport};
 use agent_domain::retention::{DetailLimit, RetentionKey};
 use axum::extract::{Path, State};
 use axum::routing::{get, post};
@@ -19,12 +19,11 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::{ApiError, ApiResult, codes};
-use crate::runs::{Body, Params};
+use crate::runs::{Body, Params, Raw};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/tools", get(tools))
-        .route("/chats", get(chats))
         .route("/profiles", get(profiles))
         .route("/profiles/health", get(profiles_health))
         .route(
@@ -33,6 +32,9 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/profiles/{id}/diagnose", get(diagnose_profile))
         .route("/profiles/{id}/repair", post(repair_profile))
+        .route("/profiles/{id}/system-prompt", get(system_prompt))
+        .route("/doctor", get(doctor))
+        .route("/doctor/fix", post(doctor_fix))
         .route("/connections", get(connections))
         .route(
             "/connections/{name}",
@@ -40,10 +42,14 @@ pub fn routes() -> Router<AppState> {
                 .put(put_connection)
                 .delete(delete_connection),
         )
-        .route("/skills", get(skills))
-        .route("/mcp", get(mcp_servers))
-        .route("/mcp/{name}", get(mcp_server))
+        .route("/mcp", get(mcp_servers).post(add_mcp_server))
+        .route("/mcp/import", post(import_mcp_servers))
+        .route("/mcp/{name}", get(mcp_server).delete(remove_mcp_server))
         .route("/mcp/{name}/tools", get(mcp_tools))
+        .route("/mcp/{name}/pause", post(pause_mcp_server))
+        .route("/mcp/{name}/resume", post(resume_mcp_server))
+        .route("/mcp/{name}/refresh", post(refresh_mcp_server))
+        .route("/mcp/{name}/permission", post(set_mcp_permission))
         .route("/retention", get(retention).put(set_retention))
         .route("/retention/plan", post(retention_plan))
         .route("/retention/apply", post(retention_apply))
@@ -54,12 +60,6 @@ type Answer = ApiResult<Json<Value>>;
 /// `GET /api/tools`: the builtin tool catalog.
 async fn tools(State(state): State<AppState>) -> Json<Value> {
     Json(json!({"tools": state.services.runtime.tools_list()}))
-}
-
-/// `GET /api/chats`: the chats a run can be started on.
-async fn chats(State(state): State<AppState>) -> Answer {
-    let chats = state.services.host.list_chats().await?;
-    Ok(Json(json!({"chats": chats})))
 }
 
 /// Bad ids, unknown profiles, invalid documents and the read-only built-in are the caller's
@@ -158,6 +158,33 @@ async fn repair_profile(State(state): State<AppState>, Path(id): Path<String>) -
     Ok(Json(json!(outcome)))
 }
 
+/// `GET /api/profiles/{id}/system-prompt`: the Agent system prompt the profile runs with.
+async fn system_prompt(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
+    let prompt = state
+        .services
+        .profiles
+        .system_prompt(Some(&id))
+        .await
+        .map_err(profile_error)?;
+    Ok(Json(json!({"profileId": id, "systemPrompt": prompt})))
+}
+
+/// `GET /api/doctor`: one check of the data directory (as `doctor --json`); an unhealthy
+/// one is still a 200, its `healthy` says so.
+async fn doctor(State(state): State<AppState>) -> Json<Value> {
+    Json(json!(state.services.doctor.check().await))
+}
+
+/// `POST /api/doctor/fix`: the check, the repairs and a second check (as
+/// `doctor --fix --json`).
+async fn doctor_fix(State(state): State<AppState>) -> Json<Value> {
+    let doctor = &state.services.doctor;
+    let before = doctor.check().await;
+    let fixed = doctor.fix().await;
+    let after = doctor.check().await;
+    Json(json!({"before": before, "fixed": fixed, "after": after}))
+}
+
 /// A body that names the resource must name the one in the path.
 fn same_name(path: &str, named: Option<&Value>, field: &str) -> ApiResult<()> {
     match named.and_then(Value::as_str) {
@@ -235,12 +262,6 @@ async fn delete_connection(State(state): State<AppState>, Path(name): Path<Strin
     Ok(Json(json!({"name": name, "removed": true})))
 }
 
-/// `GET /api/skills`: the catalog of every scope.
-async fn skills(State(state): State<AppState>) -> Answer {
-    let catalog = skill_catalog(state.services.skills.as_ref()).await?;
-    Ok(Json(json!(catalog)))
-}
-
 /// A server that cannot be reached is the server's side; a storage fault is ours; the
 /// rest (unknown names, uncached catalogs) are the request's.
 fn mcp_error(error: McpServiceError) -> ApiError {
@@ -288,6 +309,120 @@ async fn mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> 
 async fn mcp_tools(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
     let tools = state.services.mcp.tools(&name).await.map_err(mcp_error)?;
     Ok(Json(json!(tools)))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewMcpServer {
+    name: String,
+    /// As stored: `{"type": "stdio", "program", "args", "env", "cwd"}` or
+    /// `{"type": "streamableHttp", "url", "headers"}`.
+    transport: McpTransport,
+}
+
+/// `POST /api/mcp`: registers a server (every tool off) and refreshes its catalog, as
+/// `mcp add --json` does; a failed refresh keeps the registration and is reported in
+/// `refreshError`.
+async fn add_mcp_server(
+    State(state): State<AppState>,
+    Body(new): Body<NewMcpServer>,
+) -> ApiResult<(axum::http::StatusCode, Json<Value>)> {
+    if let McpTransport::StreamableHttp { url, .. } = &new.transport {
+        state.services.host.check_mcp_url(url)?;
+    }
+    let mcp = &state.services.mcp;
+    let registration = mcp.add(&new.name, new.transport).await.map_err(mcp_error)?;
+    let (tools, error) = match mcp.refresh(&registration.id).await {
+        Ok(catalog) => (Some(catalog.tools.len()), None),
+        Err(error) => (
+            None,
+            Some(json!({"code": error.code(), "message": error.to_string()})),
+        ),
+    };
+    let added = json!({"id": registration.id, "name": registration.display_name,
+        "tools": tools, "refreshError": error});
+    Ok((axum::http::StatusCode::CREATED, Json(added)))
+}
+
+/// `POST /api/mcp/import`: the body is an `{"mcpServers": {...}}` file; every server is
+/// checked before any is registered, then each is added and refreshed (as
+/// `mcp import --json`).
+async fn import_mcp_servers(State(state): State<AppState>, Raw(file): Raw) -> Answer {
+    let invalid = |error: McpImportError| ApiError::coded(&error, true);
+    let text = String::from_utf8(file)
+        .map_err(|_| invalid(McpImportError("the file is not UTF-8 text".to_owned())))?;
+    let planned = parse_import(&text).map_err(invalid)?;
+    for (_, transport) in &planned {
+        if let McpTransport::StreamableHttp { url, .. } = transport {
+            state.services.host.check_mcp_url(url)?;
+        }
+    }
+    Ok(Json(json!(state.services.mcp.import(planned).await)))
+}
+
+/// What a change to a registration answers, as the CLI's `--json` does: its id and name,
+/// and what changed.
+fn changed(registration: &McpRegistration, change: Value) -> Json<Value> {
+    let mut value = json!({"id": registration.id, "name": registration.display_name});
+    if let (Value::Object(out), Value::Object(change)) = (&mut value, change) {
+        out.extend(change);
+    }
+    Json(value)
+}
+
+/// `DELETE /api/mcp/{name}`: the registration goes (its cached catalog with it).
+async fn remove_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let removed = state.services.mcp.remove(&name).await.map_err(mcp_error)?;
+    Ok(changed(&removed, json!({"removed": true})))
+}
+
+async fn pause_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let mcp = &state.services.mcp;
+    let paused = mcp
+        .set_status(&name, McpServerStatus::Paused)
+        .await
+        .map_err(mcp_error)?;
+    Ok(changed(&paused, json!({"status": "paused"})))
+}
+
+async fn resume_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let mcp = &state.services.mcp;
+    let resumed = mcp
+        .set_status(&name, McpServerStatus::Active)
+        .await
+        .map_err(mcp_error)?;
+    Ok(changed(&resumed, json!({"status": "active"})))
+}
+
+/// `POST /api/mcp/{name}/refresh`: lists the server's tools now and caches the catalog.
+async fn refresh_mcp_server(State(state): State<AppState>, Path(name): Path<String>) -> Answer {
+    let catalog = state.services.mcp.refresh(&name).await.map_err(mcp_error)?;
+    Ok(Json(json!(catalog)))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PermissionChange {
+    /// A cached tool's name, or `*` for all of them.
+    tool: String,
+    permission: McpToolPermission,
+}
+
+/// `POST /api/mcp/{name}/permission`: as `mcp permission NAME TOOL off|ask|allow`.
+async fn set_mcp_permission(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Body(change): Body<PermissionChange>,
+) -> Answer {
+    let tools = state
+        .services
+        .mcp
+        .set_permission(&name, &change.tool, change.permission)
+        .await
+        .map_err(mcp_error)?;
+    Ok(Json(
+        json!({"tools": tools, "permission": change.permission}),
+    ))
 }
 
 /// A policy that does not hold is the request's mistake; storage failing is ours.

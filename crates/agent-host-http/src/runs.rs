@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ApiResult, codes};
-use crate::{AppState, ModelChoice};
+use crate::{AppState, ChosenModel, ModelChoice, Services};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -46,19 +46,31 @@ where
     async fn from_request(request: axum::extract::Request, state: &S) -> ApiResult<Self> {
         match Json::<T>::from_request(request, state).await {
             Ok(Json(value)) => Ok(Self(value)),
-            // Too large stays 413 (the body-limit layer gives it its code); anything else
-            // wrong with the body is bad input.
-            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                Err(ApiError::new(
-                    rejection.status(),
-                    codes::BODY_TOO_LARGE,
-                    rejection.body_text(),
-                ))
-            }
-            Err(rejection) => Err(ApiError::bad_request(
-                codes::BAD_REQUEST,
-                rejection.body_text(),
-            )),
+            Err(rejection) => Err(body_refused(rejection.status(), rejection.body_text())),
+        }
+    }
+}
+
+/// Too large stays 413 (the body-limit layer gives it its code); anything else wrong with
+/// a body is bad input.
+fn body_refused(status: StatusCode, text: String) -> ApiError {
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::new(status, codes::BODY_TOO_LARGE, text)
+    } else {
+        ApiError::bad_request(codes::BAD_REQUEST, text)
+    }
+}
+
+/// A body taken as it is (an archive, a file's content), within the same size limit.
+pub struct Raw(pub Vec<u8>);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for Raw {
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> ApiResult<Self> {
+        match axum::body::Bytes::from_request(request, state).await {
+            Ok(bytes) => Ok(Self(bytes.to_vec())),
+            Err(rejection) => Err(body_refused(rejection.status(), rejection.body_text())),
         }
     }
 }
@@ -168,18 +180,19 @@ async fn list(
     Ok(Json(json!({"runs": page.runs, "next": next})))
 }
 
-/// The body of `POST /api/runs`.
+/// The body of `POST /api/runs`, and of `POST /api/prompt/prepare` (the first request of
+/// the same run).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct StartBody {
-    chat: String,
-    profile_id: Option<String>,
+pub struct StartBody {
+    pub chat: String,
+    pub profile_id: Option<String>,
     connection: Option<String>,
     /// The scripted-model document itself (never a path on the server).
     script: Option<Value>,
     prompt_snapshot: Option<Value>,
     #[serde(default)]
-    generation_type: GenerationType,
+    pub generation_type: GenerationType,
     user_name: Option<String>,
     #[serde(rename = "as")]
     speak_as: Option<String>,
@@ -187,10 +200,47 @@ struct StartBody {
     background: bool,
 }
 
+impl StartBody {
+    /// The run's model, chosen by the binary from the script, connection or profile.
+    pub async fn model(&self, services: &Services) -> ApiResult<ChosenModel> {
+        if self.script.is_some() && self.connection.is_some() {
+            return Err(ApiError::bad_request(
+                codes::BAD_REQUEST,
+                "give `script` or `connection`, not both",
+            ));
+        }
+        let choice = ModelChoice {
+            profile: self.profile_id.clone(),
+            connection: self.connection.clone(),
+            script: self.script.as_ref().map(script_text),
+        };
+        services.host.choose_model(&choice).await
+    }
+
+    pub fn presentation(&self) -> Option<Presentation> {
+        self.background.then_some(Presentation::Background)
+    }
+
+    /// The snapshot sent, else the prompt assembled from the chat.
+    pub fn prompt(&mut self) -> PromptInput {
+        match self.prompt_snapshot.take() {
+            Some(snapshot) => PromptInput::Snapshot(snapshot),
+            None => PromptInput::Assemble,
+        }
+    }
+
+    pub fn scene(&mut self) -> SceneRequest {
+        SceneRequest {
+            user_name: self.user_name.take(),
+            speak_as: self.speak_as.take(),
+        }
+    }
+}
+
 /// `POST /api/runs`: 201 and the created run's record; the run goes on in the background.
 async fn start(
     State(state): State<AppState>,
-    Body(body): Body<StartBody>,
+    Body(mut body): Body<StartBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     if state.live.closing() {
         return Err(ApiError::new(
@@ -201,35 +251,18 @@ async fn start(
     }
     let services = &state.services;
     let chat = services.host.resolve_chat(&body.chat)?;
-    if body.script.is_some() && body.connection.is_some() {
-        return Err(ApiError::bad_request(
-            codes::BAD_REQUEST,
-            "give `script` or `connection`, not both",
-        ));
-    }
-    let choice = ModelChoice {
-        profile: body.profile_id.clone(),
-        connection: body.connection,
-        script: body.script.as_ref().map(script_text),
-    };
-    let model = services.host.choose_model(&choice).await?;
+    let model = body.model(services).await?;
     let request = StartRun {
         chat,
+        presentation: body.presentation(),
+        prompt: body.prompt(),
+        scene: body.scene(),
         profile_id: body.profile_id,
         generation_type: body.generation_type,
-        presentation: body.background.then_some(Presentation::Background),
-        prompt: match body.prompt_snapshot {
-            Some(snapshot) => PromptInput::Snapshot(snapshot),
-            None => PromptInput::Assemble,
-        },
         model: model.run.gateway,
         model_label: model.run.label,
         model_binding: model.run.binding,
         models: model.binder,
-        scene: SceneRequest {
-            user_name: body.user_name,
-            speak_as: body.speak_as,
-        },
     };
     let started = services.runtime.start_run(request).await?;
     let record = json!(started.run);

@@ -299,8 +299,8 @@ async function loadStartOptions() {
   };
   await Promise.all([
     fill("/api/chats", "chats", $("chat-options"), (chat) => {
-      const value = chat.chat ?? chat.ref ?? chat.path ?? chat.id;
-      return value && { value, text: chat.name ?? value };
+      const value = chat.path;
+      return value && { value, text: value };
     }),
     fill("/api/profiles", "profiles", $("start-profile"), (profile) => {
       const value = profile.id ?? profile.profileId;

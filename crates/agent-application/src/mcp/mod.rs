@@ -1,11 +1,12 @@
-//! Managing MCP servers: add, list, show, remove, pause, resume, refresh the cached catalog
-//! and set per-tool permissions.
+//! Managing MCP servers: add, import, list, show, remove, pause, resume, refresh the cached
+//! catalog and set per-tool permissions.
 //!
 //! The catalog agents see is the cached one only; `refresh` is the single place that talks
 //! to a server to list its tools. Discovery never grants authority: tools a refresh finds
 //! stay `Off` until a permission is set.
 
 mod entries;
+mod import;
 
 use std::sync::Arc;
 
@@ -22,6 +23,7 @@ use crate::ports::{
 };
 
 pub use entries::snapshot_entries;
+pub use import::{McpImportError, McpImported, McpProblem, parse_import};
 
 /// One tool of a server as listings show it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -143,7 +143,10 @@ impl RunSummary {
             }
             _ => {}
         }
-        if line.event.is_terminal() {
+        if let Some(outcome) = line.event.terminal_outcome() {
+            // The journal's terminal event decides the status: a summary projected before
+            // the record catches up must not be stored as still finishing.
+            self.status = outcome.run_status();
             self.terminal = Some(TerminalSummary {
                 event_type: line.event.event_type().to_owned(),
                 seq: line.seq,
@@ -155,7 +158,12 @@ impl RunSummary {
     /// Takes the record's fields (status, update time, …) from `run` as it is now, keeping
     /// what was folded from the journal: the fold started from an older copy of the record.
     pub fn restamp(&mut self, run: &AgentRun) {
+        let status = match self.terminal {
+            Some(_) if !run.status.is_terminal() => self.status,
+            _ => run.status,
+        };
         *self = Self {
+            status,
             terminal: self.terminal.take(),
             model_rounds: self.model_rounds,
             tool_calls: self.tool_calls,
@@ -247,6 +255,19 @@ mod tests {
         assert_eq!(usage.cached_input_tokens, Some(2000));
         assert_eq!(usage.reasoning_tokens, None, "no call reported any");
         assert_eq!(RunSummary::project(&run(), &lines[1..2]).usage, None);
+    }
+
+    #[test]
+    fn the_terminal_event_decides_the_status_before_the_record_catches_up() {
+        let mut finishing = run();
+        finishing.status = RunStatus::Finishing;
+        let summary = RunSummary::project(&finishing, &journal());
+        assert_eq!(summary.status, RunStatus::PartialSuccess);
+        let mut restamped = summary.clone();
+        restamped.restamp(&finishing);
+        assert_eq!(restamped.status, RunStatus::PartialSuccess);
+        let unfinished = RunSummary::project(&finishing, &journal()[..3]);
+        assert_eq!(unfinished.status, RunStatus::Finishing);
     }
 
     #[test]

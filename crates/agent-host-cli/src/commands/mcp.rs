@@ -5,15 +5,12 @@
 //! server that cannot be reached or listed, or a storage fault, exits 1. `add` and `import`
 //! keep a registration whose first refresh failed (it can be refreshed later).
 
-use std::collections::BTreeMap;
-
-use agent_application::mcp::{McpServers, McpServiceError};
+use agent_application::mcp::{McpServers, McpServiceError, parse_import};
 use agent_application::ports::StoreError;
 use agent_domain::mcp::{
     McpCatalog, McpRegistration, McpServerStatus, McpToolPermission, McpTransport, McpValue,
     NamedValue,
 };
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::cli::{McpAddArgs, McpCommand};
@@ -187,67 +184,8 @@ fn error_json(error: &McpServiceError) -> Value {
     json!({"code": error.code(), "message": error.to_string()})
 }
 
-/// One server of a `{"mcpServers": {...}}` file.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ImportedServer {
-    command: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    cwd: Option<String>,
-    url: Option<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ImportFile {
-    mcp_servers: BTreeMap<String, ImportedServer>,
-}
-
-/// `${VAR}` names an environment variable (read at connect time, never stored); anything
-/// else is a literal.
-fn imported_value(raw: &str) -> McpValue {
-    match raw
-        .strip_prefix("${")
-        .and_then(|rest| rest.strip_suffix('}'))
-    {
-        Some(var) if !var.is_empty() => McpValue::FromEnv(var.to_owned()),
-        _ => McpValue::Literal(raw.to_owned()),
-    }
-}
-
-fn imported_transport(name: &str, server: ImportedServer) -> CmdResult<McpTransport> {
-    let pairs = |map: BTreeMap<String, String>| {
-        map.into_iter()
-            .map(|(key, value)| named(&key, imported_value(&value)))
-            .collect()
-    };
-    match (server.command, server.url) {
-        (Some(program), None) => Ok(McpTransport::Stdio {
-            program,
-            args: server.args,
-            env: pairs(server.env),
-            cwd: server.cwd,
-        }),
-        (None, Some(url)) => {
-            agent_mcp::check_url(&url).map_err(|error| Failed::of(Exit::Usage, &error))?;
-            Ok(McpTransport::StreamableHttp {
-                url,
-                headers: pairs(server.headers),
-            })
-        }
-        _ => Err(Failed::new(
-            Exit::Usage,
-            "mcp.import_invalid",
-            format!("server `{name}` needs exactly one of `command` and `url`"),
-        )),
-    }
-}
-
+/// `import`: every server of the file is checked (URLs by the MCP client's rule) before
+/// any is registered; then each is added and refreshed, one failing not stopping the rest.
 async fn import(servers: &McpServers, file: &std::path::Path, json: bool) -> CmdResult {
     let text = std::fs::read_to_string(file).map_err(|error| {
         Failed::new(
@@ -256,56 +194,43 @@ async fn import(servers: &McpServers, file: &std::path::Path, json: bool) -> Cmd
             format!("cannot read {}: {error}", file.display()),
         )
     })?;
-    let parsed: ImportFile = serde_json::from_str(&text).map_err(|error| {
+    let planned = parse_import(&text).map_err(|error| {
         Failed::new(
             Exit::Usage,
             "mcp.import_invalid",
-            format!(
-                "{} is not a {{\"mcpServers\": {{...}}}} file: {error}",
-                file.display()
-            ),
+            format!("{}: {error}", file.display()),
         )
     })?;
-    let mut planned = Vec::new();
-    for (name, server) in parsed.mcp_servers {
-        planned.push((imported_transport(&name, server)?, name));
-    }
-    let mut report = Vec::new();
-    let mut exit = Exit::Ok;
-    for (transport, name) in planned {
-        let entry = match servers.add(&name, transport).await {
-            Err(error) => {
-                exit = Exit::Failure;
-                json!({"name": name, "error": error_json(&error)})
-            }
-            Ok(registration) => match servers.refresh(&registration.id).await {
-                Ok(catalog) => {
-                    json!({"name": name, "id": registration.id, "tools": catalog.tools.len()})
-                }
-                Err(error) => {
-                    exit = Exit::Failure;
-                    json!({"name": name, "id": registration.id, "refreshError": error_json(&error)})
-                }
-            },
-        };
-        if !json {
-            match (&entry["id"], &entry["tools"]) {
-                (Value::String(id), Value::Number(tools)) => {
-                    println!("{name}: added as {id} with {tools} tools (all off)");
-                }
-                (Value::String(id), _) => println!(
-                    "{name}: added as {id}; refresh failed: {}",
-                    entry["refreshError"]["message"]
-                ),
-                _ => println!("{name}: not added: {}", entry["error"]["message"]),
-            }
+    for (_, transport) in &planned {
+        if let McpTransport::StreamableHttp { url, .. } = transport {
+            agent_mcp::check_url(url).map_err(|error| Failed::of(Exit::Usage, &error))?;
         }
-        report.push(entry);
     }
+    let report = servers.import(planned).await;
     if json {
         json::print_pretty(&report)?;
+    } else {
+        for entry in &report {
+            let name = &entry.name;
+            match (&entry.id, entry.tools, &entry.refresh_error, &entry.error) {
+                (Some(id), Some(tools), _, _) => {
+                    println!("{name}: added as {id} with {tools} tools (all off)");
+                }
+                (Some(id), _, Some(error), _) => {
+                    println!("{name}: added as {id}; refresh failed: {}", error.message);
+                }
+                (_, _, _, error) => println!(
+                    "{name}: not added: {}",
+                    error
+                        .as_ref()
+                        .map(|e| e.message.as_str())
+                        .unwrap_or_default()
+                ),
+            }
+        }
     }
-    Ok(exit)
+    let complete = report.iter().all(|entry| entry.complete());
+    Ok(if complete { Exit::Ok } else { Exit::Failure })
 }
 
 fn transport_label(transport: &McpTransport) -> String {

@@ -7,16 +7,18 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_application::ports::{EventStream, JournalError};
+use agent_application::ports::{EventStream, JournalError, SkillRef, SkillScope, StoreError};
 use agent_domain::event::ChatRef;
 use agent_domain::run::RunId;
+use agent_domain::workspace::WorkspacePath;
 use agent_host_http::{
-    ApiError, ApiResult, ChatEntry, ChosenModel, HeaderValue, HostWiring, ModelChoice,
-    ServeOptions, Services, StatusCode, Token, codes as http_codes,
+    ApiError, ApiResult, ChosenModel, HeaderValue, HostWiring, ModelChoice, ServeOptions, Services,
+    SkillImport, StatusCode, Token,
 };
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::chat::ChatLocator;
 use async_trait::async_trait;
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::model;
@@ -95,6 +97,8 @@ fn services(host: Host) -> Services {
         mcp: Arc::new(host.mcp()),
         retention: Arc::new(host.retention()),
         skills: host.skills(),
+        chats: host.chat_workspaces(),
+        doctor: host.doctor(),
         host: Arc::new(Wiring { host }),
     }
 }
@@ -125,19 +129,6 @@ impl HostWiring for Wiring {
             .map_err(|err| ApiError::coded(&err, true))
     }
 
-    async fn list_chats(&self) -> ApiResult<Vec<ChatEntry>> {
-        let data = self.storage().data.clone();
-        tokio::task::spawn_blocking(move || chat_files(&data))
-            .await
-            .map_err(|err| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    http_codes::INTERNAL,
-                    err.to_string(),
-                )
-            })
-    }
-
     async fn choose_model(&self, choice: &ModelChoice) -> ApiResult<ChosenModel> {
         let chosen = model::choose_from(
             &self.host,
@@ -163,46 +154,71 @@ impl HostWiring for Wiring {
     async fn follow(&self, run: &RunId, after_seq: u64) -> Result<EventStream, JournalError> {
         self.storage().journal.follow(run, after_seq).await
     }
-}
 
-/// `Alice/chat.jsonl` for every character chat and `group chats/<id>.jsonl` for every
-/// group chat, sorted; unreadable folders are skipped (the list is a convenience).
-fn chat_files(data: &agent_infra_fs::layout::DataDir) -> Vec<ChatEntry> {
-    let jsonl = |dir: &Path| -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| name.ends_with(".jsonl"))
-            .collect();
-        names.sort();
-        names
-    };
-    let mut chats = Vec::new();
-    let mut characters: Vec<_> = std::fs::read_dir(data.chats())
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .filter_map(|entry| Some((entry.file_name().into_string().ok()?, entry.path())))
-        .collect();
-    characters.sort();
-    for (character, folder) in characters {
-        for file in jsonl(&folder) {
-            chats.push(ChatEntry {
-                chat: format!("{character}/{file}"),
-                name: character.clone(),
-            });
+    async fn skill_details(&self, skill: &SkillRef) -> Result<Value, StoreError> {
+        let details = self.storage().skills.details(skill).await?;
+        Ok(json!(details))
+    }
+
+    async fn import_skill(
+        &self,
+        scope: &SkillScope,
+        archive: Vec<u8>,
+        preview_only: bool,
+        replace: bool,
+    ) -> Result<SkillImport, StoreError> {
+        // The store imports from a path it recognises as an archive by its name.
+        let staged = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
+            let mut file = tempfile::Builder::new().suffix(".zip").tempfile()?;
+            file.write_all(&archive)?;
+            file.flush()?;
+            Ok(file)
+        })
+        .await
+        .map_err(|err| StoreError::Io(err.to_string()))?
+        .map_err(|err| StoreError::Io(format!("staging the archive: {err}")))?;
+        let store = &self.storage().skills;
+        let preview = store.preview_import(scope, staged.path()).await?;
+        if !preview_only {
+            store.import(scope, staged.path(), replace).await?;
         }
+        Ok(SkillImport {
+            preview: json!(preview),
+            installed: !preview_only,
+        })
     }
-    for file in jsonl(&data.group_chats()) {
-        let id = file.trim_end_matches(".jsonl").to_owned();
-        chats.push(ChatEntry {
-            chat: format!("group chats/{file}"),
-            name: id,
-        });
+
+    async fn export_skill(&self, skill: &SkillRef) -> Result<Vec<u8>, StoreError> {
+        let staging = tempfile::tempdir()
+            .map_err(|err| StoreError::Io(format!("staging the archive: {err}")))?;
+        let target = staging.path().join("skill.zip");
+        self.storage().skills.export(skill, &target).await?;
+        tokio::fs::read(&target)
+            .await
+            .map_err(|err| StoreError::Io(format!("reading the archive: {err}")))
     }
-    chats
+
+    async fn write_skill_file(
+        &self,
+        skill: &SkillRef,
+        path: &WorkspacePath,
+        content: Vec<u8>,
+    ) -> Result<(), StoreError> {
+        self.storage().skills.write_file(skill, path, content).await
+    }
+
+    async fn rename_skill(&self, skill: &SkillRef, new_name: &str) -> Result<(), StoreError> {
+        self.storage().skills.rename(skill, new_name).await
+    }
+
+    async fn remove_skill(&self, skill: &SkillRef) -> Result<(), StoreError> {
+        self.storage()
+            .skills
+            .remove(&skill.scope, &skill.name)
+            .await
+    }
+
+    fn check_mcp_url(&self, url: &str) -> ApiResult<()> {
+        agent_mcp::check_url(url).map_err(|err| ApiError::coded(&err, true))
+    }
 }

@@ -106,17 +106,22 @@ impl Server {
         run["id"].as_str().unwrap().to_owned()
     }
 
-    /// Polls the run until its status is terminal; answers the summary.
+    /// Polls the run until its status is terminal (the terminal event can be journaled a
+    /// moment before the status says so); answers the summary.
     pub async fn wait_terminal(&self, run: &str) -> Value {
+        let mut last = Value::Null;
         for _ in 0..600 {
             let (status, summary) = self.get(&format!("/api/runs/{run}")).await;
             assert_eq!(status, StatusCode::OK, "{summary}");
-            if summary["terminal"].is_object() {
+            let status = summary["status"].as_str().unwrap_or_default();
+            let ended = ["completed", "partial_success", "cancelled", "failed"].contains(&status);
+            if summary["terminal"].is_object() && ended {
                 return summary;
             }
+            last = summary;
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("run {run} did not end");
+        panic!("run {run} did not end: {last}");
     }
 
     /// Opens the run's event stream with `last_event_id` sent as `Last-Event-ID`.
