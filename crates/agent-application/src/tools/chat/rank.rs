@@ -43,12 +43,14 @@ pub fn search_messages(
     ranker.finish()
 }
 
-/// A message kept among the best so far; its snippet is made only if it is still kept at
-/// the end.
+/// A message kept among the best so far. Its text is copied out of the page only if it is
+/// still kept when the page is done, and its snippet made only if it is kept at the end.
 struct Candidate {
     index: usize,
     role: ChatRole,
     score: f64,
+    /// Where the message is in the page being offered; `None` once `text` holds its copy.
+    in_page: Option<usize>,
     text: String,
 }
 
@@ -72,16 +74,24 @@ impl HitRanker {
         }
     }
 
-    /// Offers `messages` newest first: ties rank the newer message first, so a later tie
-    /// cannot displace a kept hit and most matches are rejected without copying them.
+    /// Offers one page of messages. They are scored in the order they lie in memory: a
+    /// search is bound by reading every text once, and walking them backwards measured
+    /// about twice as slow. A newer message displaces an older one of the same score, which
+    /// costs little because a kept text is copied only when its page is done.
     pub fn offer_all(&mut self, messages: &[ChatMessage]) {
-        for message in messages.iter().rev() {
-            self.offer(message);
+        for (at, message) in messages.iter().enumerate() {
+            self.offer(at, message);
+        }
+        for kept in &mut self.best {
+            if let Some(at) = kept.in_page.take() {
+                kept.text.clone_from(&messages[at].text);
+            }
         }
     }
 
-    /// Scores one message and keeps it when it ranks among the best so far.
-    fn offer(&mut self, message: &ChatMessage) {
+    /// Scores the message at `at` of the page and keeps it when it ranks among the best so
+    /// far.
+    fn offer(&mut self, at: usize, message: &ChatMessage) {
         if self.filter.role.is_some_and(|role| role != message.role) {
             return;
         }
@@ -97,19 +107,20 @@ impl HitRanker {
             Scored::Score(score) => score,
         };
         self.matched += 1;
-        let at = self
+        let place = self
             .best
             .partition_point(|kept| rank(kept.score, kept.index, score, message.index).is_lt());
-        if at >= self.limit {
+        if place >= self.limit {
             return;
         }
         let candidate = Candidate {
             index: message.index,
             role: message.role,
             score,
-            text: message.text.clone(),
+            in_page: Some(at),
+            text: String::new(),
         };
-        self.best.insert(at, candidate);
+        self.best.insert(place, candidate);
         self.best.truncate(self.limit);
     }
 

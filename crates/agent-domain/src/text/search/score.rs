@@ -34,8 +34,6 @@ pub struct Scorer {
     folds_case: bool,
     /// Every token is ASCII (see [`fold_case`]).
     ascii_tokens: bool,
-    /// Bit `n` set when some token holds the `n`th ASCII letter.
-    token_letters: u32,
     scratch: RefCell<Scratch>,
 }
 
@@ -90,11 +88,6 @@ impl TokenOrder {
 impl Scorer {
     pub fn new(tokens: Vec<Token>) -> Self {
         let weights: Vec<usize> = tokens.iter().map(Token::weight).collect();
-        let token_letters = tokens
-            .iter()
-            .flat_map(|token| token.as_str().bytes())
-            .filter(u8::is_ascii_lowercase)
-            .fold(0, |letters, b| letters | 1 << (b - b'a'));
         Self {
             finders: tokens
                 .iter()
@@ -104,28 +97,12 @@ impl Scorer {
             folds_case: tokens.iter().any(Token::needs_lowercase_haystack),
             ascii_tokens: tokens.iter().all(|token| token.as_str().is_ascii()),
             weights,
-            token_letters,
             scratch: RefCell::new(Scratch {
                 folded: String::new(),
                 order: TokenOrder::new(tokens.len()),
             }),
             tokens,
         }
-    }
-
-    /// Whether lowercasing `haystack` could let a token match that does not as written:
-    /// with ASCII folding, only when it holds the capital of a letter some token has.
-    fn folding_matters(&self, haystack: &str) -> bool {
-        if !self.folds_case {
-            return false;
-        }
-        if !ascii_folding_suffices(haystack, self.ascii_tokens) {
-            return true;
-        }
-        self.token_letters != 0
-            && haystack
-                .bytes()
-                .any(|b| b.is_ascii_uppercase() && self.token_letters & (1 << (b - b'A')) != 0)
     }
 
     pub fn tokens(&self) -> &[Token] {
@@ -161,10 +138,12 @@ impl Scorer {
                 Fold::Unknown | Fold::Needless => {
                     // Tokens are lowercase, so an occurrence in the text as written is one
                     // in the lowercased text too: the text is folded only once a token is
-                    // missing from it as written and folding could change that.
+                    // missing from it as written. Folding then is one vectorised copy,
+                    // cheaper than a byte-by-byte look for capitals that would decide
+                    // whether it is needed.
                     finder.find(haystack.as_bytes()).is_some()
                         || (fold == Fold::Unknown && {
-                            fold = if self.folding_matters(haystack) {
+                            fold = if self.folds_case {
                                 fold_case(haystack, self.ascii_tokens, folded);
                                 Fold::Done
                             } else {
@@ -198,7 +177,7 @@ impl Scorer {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Fold {
     Unknown,
-    /// Lowercasing would not change what the tokens find.
+    /// No token needs a lowercased text.
     Needless,
     Done,
 }
