@@ -14,7 +14,7 @@ use agent_application::ports::{
 };
 use agent_application::prompt::PromptInput;
 use agent_application::runtime::ModelLabel;
-use agent_application::runtime::{AgentRuntime, RunOutcome, StartRun};
+use agent_application::runtime::{AgentRuntime, RunOutcome, RunRequest, StartRun};
 use agent_application::scene::SceneRequest;
 use agent_application::testing::{FakeModel, MemoryAudit, MemoryPorts, tool_turn};
 use agent_domain::event::{
@@ -84,32 +84,34 @@ impl World {
 
     fn request(&self) -> StartRun {
         StartRun {
-            chat: self.chat.clone(),
-            profile_id: None,
-            generation_type: GenerationType::Normal,
-            presentation: None,
-            prompt: PromptInput::Snapshot(json!({
-                "chatCompletionPayload": {
-                    "messages": [
-                        {"role": "system", "content": "You are Alice. Write the next reply."},
-                        {"role": "user", "content": "Tell me about the keeper."}
-                    ]
-                }
-            })),
+            run: RunRequest {
+                chat: self.chat.clone(),
+                profile_id: None,
+                generation_type: GenerationType::Normal,
+                presentation: None,
+                prompt: PromptInput::Snapshot(json!({
+                    "chatCompletionPayload": {
+                        "messages": [
+                            {"role": "system", "content": "You are Alice. Write the next reply."},
+                            {"role": "user", "content": "Tell me about the keeper."}
+                        ]
+                    }
+                })),
+                model_label: ModelLabel {
+                    provider_format: Some("fake".into()),
+                    model: Some("fake".into()),
+                    api: None,
+                },
+                model_binding: ModelBindingResolvedPayload {
+                    invocation_id: "inv_root".into(),
+                    mode: ModelBindingMode::Script,
+                    connection: None,
+                    provider_format: Some("fake".into()),
+                    model_id: None,
+                },
+                scene: SceneRequest::default(),
+            },
             model: self.model.clone(),
-            model_label: ModelLabel {
-                provider_format: Some("fake".into()),
-                model: Some("fake".into()),
-                api: None,
-            },
-            model_binding: ModelBindingResolvedPayload {
-                invocation_id: "inv_root".into(),
-                mode: ModelBindingMode::Script,
-                connection: None,
-                provider_format: Some("fake".into()),
-                model_id: None,
-            },
-            scene: SceneRequest::default(),
             models: None,
         }
     }
@@ -487,7 +489,7 @@ async fn a_swipe_run_replaces_the_last_reply_and_rolls_back_exactly() {
         "The keeper? Nobody.",
     );
     let mut request = world.request();
-    request.generation_type = GenerationType::Swipe;
+    request.run.generation_type = GenerationType::Swipe;
     let started = world.runtime.start_run(request).await.unwrap();
     let ran = Ran {
         run_id: started.run.id.clone(),

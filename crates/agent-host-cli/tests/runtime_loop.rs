@@ -441,7 +441,7 @@ async fn a_background_run_may_finish_without_committing() {
         {"tool_calls": [{"name": "workspace_write_file", "arguments": {"path": "persist/notes.md", "content": "Mara keeps the light."}}]},
         {"tool_calls": [{"name": "workspace_finish", "arguments": {}}]}
     ]}));
-    request.presentation = Some(agent_domain::event::Presentation::Background);
+    request.run.presentation = Some(agent_domain::event::Presentation::Background);
     let started = world.runtime.start_run(request).await.unwrap();
     let run_id = started.run.id.clone();
     let outcome = started.task.await;

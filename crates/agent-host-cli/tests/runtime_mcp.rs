@@ -300,7 +300,7 @@ fn call(name: &str, arguments: Value) -> Value {
 
 async fn run(world: &World, turns: Value) -> Finished {
     let mut request = world.request(&json!({ "turns": turns }));
-    request.profile_id = Some("mcp".into());
+    request.run.profile_id = Some("mcp".into());
     world.run_request(request).await
 }
 

@@ -114,7 +114,7 @@ async fn text_only_turns_until_the_rounds_run_out_fail_the_run() {
         {"text": "Second, a longer thought."},
         {"text": "Third and last thought."}
     ]}));
-    request.profile_id = Some("drifter".into());
+    request.run.profile_id = Some("drifter".into());
     let run = world.run_request(request).await;
     insta::assert_snapshot!("drift_until_rounds_run_out", timeline(&run.events));
     assert_summary_agrees(&world, &run).await;
@@ -164,7 +164,7 @@ async fn drifting_after_a_commit_is_a_partial_success_that_keeps_the_message() {
         {"text": "I think it is done."},
         {"text": "Really done."}
     ]}));
-    request.profile_id = Some("drifter".into());
+    request.run.profile_id = Some("drifter".into());
     let run = world.run_request(request).await;
     insta::assert_snapshot!("drift_after_a_commit", timeline(&run.events));
     assert_summary_agrees(&world, &run).await;
@@ -320,7 +320,7 @@ async fn a_spent_tool_budget_is_an_error_the_model_recovers_from() {
     let mut request = world.request(&json!({"turns": [
         search, search, write_and_commit(REPLY), finish_turn()
     ]}));
-    request.profile_id = Some("thrifty".into());
+    request.run.profile_id = Some("thrifty".into());
     let run = world.run_request(request).await;
     insta::assert_snapshot!("budget_exhausted", timeline(&run.events));
     assert_summary_agrees(&world, &run).await;
@@ -402,7 +402,7 @@ fn hidden_reply_script() -> Value {
 async fn a_swipe_hides_the_last_reply_and_adds_a_swipe_to_it() {
     let world = World::with_chat(&chat_ending_with_a_reply());
     let mut request = world.request(&hidden_reply_script());
-    request.generation_type = GenerationType::Swipe;
+    request.run.generation_type = GenerationType::Swipe;
     let started = world.runtime.start_run(request).await.unwrap();
     assert_eq!(started.run.input_message_count, Some(3));
     let run_id = started.run.id.clone();
@@ -439,7 +439,7 @@ async fn a_swipe_hides_the_last_reply_and_adds_a_swipe_to_it() {
 async fn a_regenerate_hides_the_last_reply_and_adds_a_selected_swipe_to_it() {
     let world = World::with_chat(&chat_ending_with_a_reply());
     let mut request = world.request(&hidden_reply_script());
-    request.generation_type = GenerationType::Regenerate;
+    request.run.generation_type = GenerationType::Regenerate;
     let run = world.run_request(request).await;
     assert_summary_agrees(&world, &run).await;
 

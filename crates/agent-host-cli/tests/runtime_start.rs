@@ -48,7 +48,7 @@ async fn refusals_have_their_codes_and_create_nothing() {
     refused(
         &world,
         |r| {
-            r.prompt = PromptInput::Snapshot(
+            r.run.prompt = PromptInput::Snapshot(
                 json!({"messages": [{"role": "user", "content": "x"}], "stream": true}),
             )
         },
@@ -58,7 +58,7 @@ async fn refusals_have_their_codes_and_create_nothing() {
     refused(
         &world,
         |r| {
-            r.prompt = PromptInput::Snapshot(json!({
+            r.run.prompt = PromptInput::Snapshot(json!({
                 "messages": [{"role": "user", "content": "x"}],
                 "tools": [{"type": "function", "function": {"name": "f"}}]
             }))
@@ -69,7 +69,7 @@ async fn refusals_have_their_codes_and_create_nothing() {
     refused(
         &world,
         |r| {
-            r.prompt = PromptInput::Snapshot(
+            r.run.prompt = PromptInput::Snapshot(
                 json!({"messages": [{"role": "user", "content": "x"}], "tool_choice": null}),
             )
         },
@@ -78,21 +78,21 @@ async fn refusals_have_their_codes_and_create_nothing() {
     .await;
     refused(
         &world,
-        |r| r.profile_id = Some("nobody".into()),
+        |r| r.run.profile_id = Some("nobody".into()),
         "agent.profile_not_found",
     )
     .await;
     // The chat ends with a user message: there is nothing to swipe.
     refused(
         &world,
-        |r| r.generation_type = GenerationType::Swipe,
+        |r| r.run.generation_type = GenerationType::Swipe,
         "agent.swipe_target_invalid",
     )
     .await;
     refused(
         &world,
         |r| {
-            r.chat = agent_domain::event::ChatRef::Character {
+            r.run.chat = agent_domain::event::ChatRef::Character {
                 character_id: "Nobody".into(),
                 file_name: "chat".into(),
             }
@@ -135,7 +135,7 @@ async fn a_regenerate_hides_the_reply_it_replaces_and_builds_on_the_previous_sta
         ]},
         {"tool_calls": [{"name": "workspace_finish", "arguments": {}}]}
     ]}));
-    request.generation_type = GenerationType::Regenerate;
+    request.run.generation_type = GenerationType::Regenerate;
     let started = world.runtime.start_run(request).await.unwrap();
     // Regenerate hides the assistant reply it replaces: the prefix is the first three.
     assert_eq!(started.run.input_message_count, Some(3));
@@ -180,7 +180,7 @@ async fn a_prompt_can_be_assembled_from_the_chat() {
         ]},
         {"tool_calls": [{"name": "workspace_finish", "arguments": {}}]}
     ]}));
-    request.prompt = PromptInput::Assemble;
+    request.run.prompt = PromptInput::Assemble;
     let started = world.runtime.start_run(request).await.unwrap();
     let run_id = started.run.id.clone();
     let outcome = started.task.await;

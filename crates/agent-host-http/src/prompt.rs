@@ -2,7 +2,7 @@
 //! starting one: `tavern-agent prompt build` and `prompt prepare` over HTTP, each a call of
 //! the runtime the CLI calls (`docs/serve.md`, "Prompts").
 
-use agent_application::runtime::{PrepareRequest, PreviewPrompt};
+use agent_application::runtime::{PreviewPrompt, RunRequest};
 use agent_application::scene::SceneRequest;
 use agent_domain::run::GenerationType;
 use axum::extract::State;
@@ -66,7 +66,7 @@ async fn prepare(
     let services = &state.services;
     let chat = services.host.resolve_chat(&body.chat)?;
     let model = body.model(services).await?;
-    let request = PrepareRequest {
+    let request = RunRequest {
         chat,
         presentation: body.presentation(),
         prompt: body.prompt(),

@@ -4,7 +4,7 @@
 
 use agent_application::ports::{EventQuery, RunCursor, RunListQuery};
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::{Guidance, RunTask, RuntimeError, StartRun};
+use agent_application::runtime::{Guidance, RunRequest, RunTask, RuntimeError, StartRun};
 use agent_application::scene::SceneRequest;
 use agent_domain::event::{Presentation, RunStatus};
 use agent_domain::run::{GenerationType, InvocationId, RunId};
@@ -253,15 +253,17 @@ async fn start(
     let chat = services.host.resolve_chat(&body.chat)?;
     let model = body.model(services).await?;
     let request = StartRun {
-        chat,
-        presentation: body.presentation(),
-        prompt: body.prompt(),
-        scene: body.scene(),
-        profile_id: body.profile_id,
-        generation_type: body.generation_type,
+        run: RunRequest {
+            chat,
+            presentation: body.presentation(),
+            prompt: body.prompt(),
+            scene: body.scene(),
+            profile_id: body.profile_id,
+            generation_type: body.generation_type,
+            model_label: model.run.label,
+            model_binding: model.run.binding,
+        },
         model: model.run.gateway,
-        model_label: model.run.label,
-        model_binding: model.run.binding,
         models: model.binder,
     };
     let started = services.runtime.start_run(request).await?;

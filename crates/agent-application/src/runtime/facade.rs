@@ -14,12 +14,12 @@ use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
 use super::ending::{Ending, end_inactive_run};
 use super::errors::{RuntimeError, StartRunError};
-use super::first_request::{PrepareRequest, PreparedRequest};
+use super::first_request::PreparedRequest;
 use super::guidance::{Guidance, GuidanceReceipt};
 use super::mcp_sessions::McpPorts;
 use super::recorder::Recorder;
 use super::shared::Shared;
-use super::start::{PreviewPrompt, StartRun, StartedRun, start_run};
+use super::start::{PreviewPrompt, RunRequest, StartRun, StartedRun, start_run};
 use super::summary::store_summary;
 use super::views::{self, ModelTurnView};
 use super::wiring::RuntimePorts;
@@ -129,7 +129,7 @@ impl AgentRuntime {
     /// state names [`PREPARED_RUN_ID`](super::PREPARED_RUN_ID) as its run.
     pub async fn prepare_request(
         &self,
-        request: PrepareRequest,
+        request: RunRequest,
     ) -> Result<PreparedRequest, StartRunError> {
         super::first_request::prepare_request(&self.shared, request).await
     }

@@ -1,4 +1,4 @@
-//! [`PrepareRequest`] → [`PreparedRequest`]: the model request a run's first round would
+//! [`RunRequest`] → [`PreparedRequest`]: the model request a run's first round would
 //! send (the Host ABI's `promptAssembly.prepare`), without creating the run.
 //!
 //! It goes through the run's own steps — [`check_start`] for the checks and the prompt,
@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use agent_domain::event::{ChatRef, ModelBindingResolvedPayload, Presentation};
+use agent_domain::event::{ModelBindingResolvedPayload, Presentation};
 use agent_domain::model::AgentModelRequest;
 use agent_domain::run::{GenerationType, InvocationId};
 use agent_domain::tool::{ExitPolicy, SnapshotDiagnostic};
@@ -17,30 +17,13 @@ use serde::Serialize;
 use super::errors::StartRunError;
 use super::fault::Fault;
 use super::invocation_build::{InvocationLoop, LoopInputs, build_loop};
-use super::machine::{Action, CommitLedger, ModelLabel};
+use super::machine::{Action, CommitLedger};
 use super::shared::Shared;
-use super::start::{Checked, StartChecks, check_start};
-use crate::prompt::PromptInput;
-use crate::scene::SceneRequest;
+use super::start::{Checked, RunRequest, check_start};
 
 /// The run id a prepared request's provider state names: there is no run, and a real run
 /// id is a 32-digit hex id, so this one can never be mistaken for one.
 pub const PREPARED_RUN_ID: &str = "prepared";
-
-/// What a host asks to prepare: the same as [`StartRun`](super::StartRun), without the
-/// gateway (nothing is called).
-#[derive(Debug, Clone)]
-pub struct PrepareRequest {
-    pub chat: ChatRef,
-    pub profile_id: Option<String>,
-    pub generation_type: GenerationType,
-    pub presentation: Option<Presentation>,
-    pub prompt: PromptInput,
-    pub model_label: ModelLabel,
-    /// The binding the run would journal (`agent_model_binding_resolved`).
-    pub model_binding: ModelBindingResolvedPayload,
-    pub scene: SceneRequest,
-}
 
 /// The request the root invocation's first model round would send.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -66,7 +49,7 @@ pub struct PreparedRequest {
 /// See [`AgentRuntime::prepare_request`](super::AgentRuntime::prepare_request).
 pub(super) async fn prepare_request(
     shared: &Arc<Shared>,
-    request: PrepareRequest,
+    request: RunRequest,
 ) -> Result<PreparedRequest, StartRunError> {
     let Checked {
         profile,
@@ -75,19 +58,7 @@ pub(super) async fn prepare_request(
         input_count,
         prompt,
         ..
-    } = check_start(
-        shared,
-        StartChecks {
-            chat: &request.chat,
-            profile_id: request.profile_id.as_deref(),
-            generation_type: request.generation_type,
-            presentation: request.presentation,
-            prompt: &request.prompt,
-            model: request.model_label.model.as_deref(),
-            scene: &request.scene,
-        },
-    )
-    .await?;
+    } = check_start(shared, &request).await?;
     let root = InvocationId::root();
     let InvocationLoop {
         mut machine,

@@ -49,12 +49,12 @@ pub use ending::RUN_ABANDONED;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
-pub use first_request::{PREPARED_RUN_ID, PrepareRequest, PreparedRequest};
+pub use first_request::{PREPARED_RUN_ID, PreparedRequest};
 pub use guidance::{
     Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,
 };
 pub use machine::ModelLabel;
 pub use run_deltas::RunDeltas;
-pub use start::{PreviewPrompt, RunTask, StartRun, StartedRun};
+pub use start::{PreviewPrompt, RunRequest, RunTask, StartRun, StartedRun};
 pub use views::{ModelTurnView, ReasoningSummary, ToolCallSummary};
 pub use wiring::RuntimePorts;

@@ -114,8 +114,10 @@ pub(super) fn prompt_ports(shared: &Shared) -> PromptPorts {
 /// Messages read per page while looking for the persist base.
 const PREFIX_PAGE: usize = 200;
 
-/// What a host asks for when it starts a run.
-pub struct StartRun {
+/// What a run is asked to do: everything a host decides except the gateway. A run
+/// ([`StartRun`]) and a prepared first request (`prompt prepare`) both start from it.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
     pub chat: ChatRef,
     /// `None` runs the built-in `default-writer` (or a stored profile of that id).
     pub profile_id: Option<String>,
@@ -123,8 +125,6 @@ pub struct StartRun {
     /// `None` uses the profile's presentation.
     pub presentation: Option<Presentation>,
     pub prompt: PromptInput,
-    /// The model every call of this run goes to.
-    pub model: Arc<dyn ModelGateway>,
     /// Provider format and model, for request summaries.
     pub model_label: ModelLabel,
     /// Journaled as `agent_model_binding_resolved` (its `invocationId` is set to the root).
@@ -132,6 +132,13 @@ pub struct StartRun {
     /// The user's name and, in a group chat, the member to speak as, when the host decides
     /// them (`run --user-name`, `run --as`).
     pub scene: SceneRequest,
+}
+
+/// What a host asks for when it starts a run.
+pub struct StartRun {
+    pub run: RunRequest,
+    /// The model every call of this run goes to.
+    pub model: Arc<dyn ModelGateway>,
     /// How invocations of other profiles (delegated children, handoff targets) find their
     /// model; `None`: every invocation of the run calls `model`.
     pub models: Option<Arc<dyn ModelBinder>>,
@@ -140,14 +147,7 @@ pub struct StartRun {
 impl std::fmt::Debug for StartRun {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StartRun")
-            .field("chat", &self.chat)
-            .field("profile_id", &self.profile_id)
-            .field("generation_type", &self.generation_type)
-            .field("presentation", &self.presentation)
-            .field("prompt", &self.prompt)
-            .field("model_label", &self.model_label)
-            .field("model_binding", &self.model_binding)
-            .field("scene", &self.scene)
+            .field("run", &self.run)
             .finish_non_exhaustive()
     }
 }
@@ -170,18 +170,6 @@ impl std::fmt::Debug for StartedRun {
     }
 }
 
-/// What a run's checks ([`check_start`]) ask about.
-pub(super) struct StartChecks<'a> {
-    pub chat: &'a ChatRef,
-    pub profile_id: Option<&'a str>,
-    pub generation_type: GenerationType,
-    pub presentation: Option<Presentation>,
-    pub prompt: &'a PromptInput,
-    /// The model whose tokenizer counts the world-info budget.
-    pub model: Option<&'a str>,
-    pub scene: &'a SceneRequest,
-}
-
 /// What a run's checks settle: everything a run is created from.
 pub(super) struct Checked {
     pub profile: ResolvedAgentProfile,
@@ -201,17 +189,17 @@ pub(super) struct Checked {
 /// ([`start_run`]) and a prepared request (`prompt prepare`) both pass them.
 pub(super) async fn check_start(
     shared: &Arc<Shared>,
-    request: StartChecks<'_>,
+    request: &RunRequest,
 ) -> Result<Checked, StartRunError> {
     let ports = &shared.ports;
     // 1. A snapshot is checked before anything else (stream, external tools, tool turns).
-    let validated = match request.prompt {
+    let validated = match &request.prompt {
         PromptInput::Snapshot(value) => Some(crate::prompt::validate_prompt_snapshot(value)?),
         PromptInput::Assemble => None,
     };
     // 2. The profile, and whether it may run here.
     let profile = ProfileService::new(Arc::clone(&ports.profiles))
-        .resolve(request.profile_id)
+        .resolve(request.profile_id.as_deref())
         .await?;
     profile.ensure_direct_runnable()?;
     profile.ensure_model_configured()?;
@@ -224,14 +212,14 @@ pub(super) async fn check_start(
         });
     }
     // 3. The chat, its workspace, the frozen prefix and the persist base.
-    let chat = ports.chats.open(request.chat).await?;
+    let chat = ports.chats.open(&request.chat).await?;
     let stable_chat_id = parse_stable_chat_id(&chat.stable_chat_id)?;
-    let workspace_id = workspace_of(ports.digest.as_ref(), request.chat, &stable_chat_id);
+    let workspace_id = workspace_of(ports.digest.as_ref(), &request.chat, &stable_chat_id);
     let (generation_type, input_count) =
         frozen_prefix(shared, &chat, request.generation_type).await?;
     let persist_base = persist_base(shared, &chat.chat, input_count).await?;
     // 4. Who is in the chat, and the prompt.
-    let scene = gather_scene(shared, &chat, generation_type, input_count, request.scene).await?;
+    let scene = gather_scene(shared, &chat, generation_type, input_count, &request.scene).await?;
     let (prompt, commit_metadata) = match validated {
         Some(snapshot) => (snapshot, Vec::new()),
         None => {
@@ -244,7 +232,7 @@ pub(super) async fn check_start(
                     generation: generation_type,
                     requested: request.generation_type,
                     profile: &profile,
-                    model: request.model,
+                    model: request.model_label.model.as_deref(),
                     preview: false,
                 },
             )
@@ -287,19 +275,7 @@ pub(super) async fn start_run(
         scene,
         prompt,
         commit_metadata,
-    } = check_start(
-        shared,
-        StartChecks {
-            chat: &request.chat,
-            profile_id: request.profile_id.as_deref(),
-            generation_type: request.generation_type,
-            presentation: request.presentation,
-            prompt: &request.prompt,
-            model: request.model_label.model.as_deref(),
-            scene: &request.scene,
-        },
-    )
-    .await?;
+    } = check_start(shared, &request.run).await?;
 
     // Everything checked: create the run.
     let run_id = RunId::from_uuid_hex(&ports.ids.new_hex_id())?;
@@ -308,10 +284,10 @@ pub(super) async fn start_run(
         id: run_id.clone(),
         workspace_id: workspace_id.clone(),
         stable_chat_id: stable_chat_id.clone(),
-        chat_ref: request.chat.clone(),
+        chat_ref: request.run.chat.clone(),
         generation_type,
         profile_id: Some(profile.id.to_string()),
-        skill_scope_refs: ambient_skill_scopes(&request.chat),
+        skill_scope_refs: ambient_skill_scopes(&request.run.chat),
         persist_base_state_id: persist_base.clone(),
         input_message_count: u64::try_from(input_count).ok(),
         presentation,
@@ -320,7 +296,8 @@ pub(super) async fn start_run(
         updated_at: now,
     };
     ports.runs.create_run(&record).await?;
-    if let Err(error) = journal_start(shared, &record, &profile, request.generation_type).await {
+    if let Err(error) = journal_start(shared, &record, &profile, request.run.generation_type).await
+    {
         // The record exists but its journal does not start: mark it failed so it is not
         // listed as pending forever.
         let mut failed = record.clone();
@@ -336,16 +313,16 @@ pub(super) async fn start_run(
         run_id,
         workspace_id,
         stable_chat_id,
-        chat: request.chat,
+        chat: request.run.chat,
         profile,
         presentation,
         input_message_count: input_count,
         prompt,
         model: request.model,
         author: scene.author,
-        reply_model: request.model_label.reply_model(),
-        model_label: request.model_label,
-        model_binding: request.model_binding,
+        reply_model: request.run.model_label.reply_model(),
+        model_label: request.run.model_label,
+        model_binding: request.run.model_binding,
         models: request.models,
         commit_metadata,
     };

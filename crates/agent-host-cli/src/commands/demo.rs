@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::StartRun;
+use agent_application::runtime::{RunRequest, StartRun};
 use agent_application::scene::SceneRequest;
 use agent_domain::run::GenerationType;
 use agent_gateway::scripted::ScriptedModel;
@@ -94,16 +94,18 @@ pub async fn execute(durability: Durability, multi_agent: bool) -> CmdResult {
     let model = model::scripted(ScriptedModel::from_json(script).or_failure()?);
     let host = Host::open(data, durability);
     let request = StartRun {
-        chat,
-        profile_id: profile,
-        generation_type: GenerationType::Normal,
-        presentation: None,
-        prompt: PromptInput::Assemble,
+        run: RunRequest {
+            chat,
+            profile_id: profile,
+            generation_type: GenerationType::Normal,
+            presentation: None,
+            prompt: PromptInput::Assemble,
+            model_label: model.run.label,
+            model_binding: model.run.binding,
+            scene: SceneRequest::default(),
+        },
         model: model.run.gateway,
-        model_label: model.run.label,
-        model_binding: model.run.binding,
         models: model.binder,
-        scene: SceneRequest::default(),
     };
     let outcome = drive(&host, request, View::default()).await?;
     let dir = root.display();

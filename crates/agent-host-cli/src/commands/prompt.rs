@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use agent_application::prompt::RunLore;
-use agent_application::runtime::{PrepareRequest, PreparedRequest, PreviewPrompt, StartRunError};
+use agent_application::runtime::{PreparedRequest, PreviewPrompt, RunRequest, StartRunError};
 use agent_domain::event::Presentation;
 use agent_domain::model::AgentModelContentPart;
 use serde_json::Value;
@@ -50,7 +50,7 @@ pub async fn execute(host: &Host, command: PromptCommand) -> CmdResult {
             let (chat, _) = resolve_chat(&host.storage.data, &chat)?;
             let prompt = prompt_input(prompt_snapshot.as_deref())?;
             let chosen = super::model::choose(host, &model, profile.as_deref()).await?;
-            let request = PrepareRequest {
+            let request = RunRequest {
                 chat,
                 profile_id: profile,
                 generation_type: generation_type.into(),

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use agent_application::ports::EventStream;
 use agent_application::prompt::PromptInput;
-use agent_application::runtime::{ModelActivity, RunDeltas, RunOutcome, StartRun, StartRunError};
+use agent_application::runtime::{
+    ModelActivity, RunDeltas, RunOutcome, RunRequest, StartRun, StartRunError,
+};
 use agent_domain::ErrorCode;
 use agent_domain::event::Presentation;
 use agent_domain::run::RunId;
@@ -38,16 +40,18 @@ pub async fn execute(host: &Host, args: RunArgs) -> CmdResult {
     let prompt = prompt_input(args.prompt_snapshot.as_deref())?;
     let model = model::choose(host, &args.model, args.profile.as_deref()).await?;
     let request = StartRun {
-        chat,
-        profile_id: args.profile.clone(),
-        generation_type: args.generation_type.into(),
-        presentation: args.background.then_some(Presentation::Background),
-        prompt,
+        run: RunRequest {
+            chat,
+            profile_id: args.profile.clone(),
+            generation_type: args.generation_type.into(),
+            presentation: args.background.then_some(Presentation::Background),
+            prompt,
+            model_label: model.run.label,
+            model_binding: model.run.binding,
+            scene: args.scene.clone().into(),
+        },
         model: model.run.gateway,
-        model_label: model.run.label,
-        model_binding: model.run.binding,
         models: model.binder,
-        scene: args.scene.clone().into(),
     };
     let view = View {
         json: args.json,
