@@ -21,6 +21,7 @@ mod errors;
 mod facade;
 mod facts;
 mod fault;
+mod file_at;
 mod finish;
 mod first_request;
 mod guidance;
@@ -48,6 +49,7 @@ pub use cancel::CANCEL_POLL_INTERVAL;
 pub use ending::RUN_ABANDONED;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
+pub use file_at::WorkspaceFileAt;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
 pub use first_request::{PREPARED_RUN_ID, PrepareRequest, PreparedRequest};
 pub use guidance::{
