@@ -111,7 +111,9 @@ pub enum RuntimeError {
     PathNotReadable(WorkspacePath),
     /// No checkpoint at or before the event holds the file: the run had not written it
     /// by then (`docs/runtime.md`, Reading a file at an event).
-    #[error("`{path}` had not been written by event {at_seq}: no checkpoint up to it holds the file")]
+    #[error(
+        "`{path}` had not been written by event {at_seq}: no checkpoint up to it holds the file"
+    )]
     FileNotWrittenYet { path: WorkspacePath, at_seq: u64 },
     /// Retention slimmed the run: its checkpoints, and with them every earlier version of
     /// its files, are gone; the journal is kept.

@@ -67,8 +67,7 @@ pub(super) async fn read(
         });
     };
     let bytes = ports.checkpoints.read_file(run, record, file).await?;
-    let text =
-        String::from_utf8(bytes).map_err(|_| WorkspaceError::NotText(path.clone()))?;
+    let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::NotText(path.clone()))?;
     Ok(WorkspaceFileAt {
         file: WorkspaceFile {
             text,

@@ -49,8 +49,8 @@ pub use cancel::CANCEL_POLL_INTERVAL;
 pub use ending::RUN_ABANDONED;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
-pub use file_at::WorkspaceFileAt;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
+pub use file_at::WorkspaceFileAt;
 pub use first_request::{PREPARED_RUN_ID, PrepareRequest, PreparedRequest};
 pub use guidance::{
     Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,

@@ -174,11 +174,7 @@ mod tests {
         let read = |record: CheckpointRecord| {
             let checkpoints = &checkpoints;
             let run = &run;
-            async move {
-                checkpoints
-                    .read_file(run, &record, &record.files[0])
-                    .await
-            }
+            async move { checkpoints.read_file(run, &record, &record.files[0]).await }
         };
         assert_eq!(read(first.clone()).await.unwrap(), b"first");
         assert_eq!(read(second).await.unwrap(), b"second");
