@@ -191,6 +191,7 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
     let router = Router::new()
         .nest("/api", api)
         .merge(web::routes())
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
     if options.allowed_origins.is_empty() {
         return router;
@@ -212,6 +213,16 @@ async fn api_not_found() -> ApiError {
         axum::http::StatusCode::NOT_FOUND,
         codes::NOT_FOUND,
         "no such endpoint; see docs/serve.md",
+    )
+}
+
+/// A path that exists asked with a method it does not take. Axum still adds the `Allow`
+/// header naming the methods it takes.
+async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        codes::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed here; the Allow header lists what is (docs/serve.md)"),
     )
 }
 
