@@ -263,6 +263,10 @@ pub enum RunsCommand {
     File {
         run_id: String,
         path: String,
+        /// The file as it stood at the event with this seq, from the run's checkpoints,
+        /// rather than as it is now.
+        #[arg(long, value_name = "SEQ")]
+        at_seq: Option<u64>,
         /// Print the file record (path, content, metrics) as JSON.
         #[arg(long)]
         json: bool,

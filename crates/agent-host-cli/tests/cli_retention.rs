@@ -231,6 +231,13 @@ fn apply_slims_and_deletes_finished_runs_and_a_slimmed_run_still_reads() {
         .code(0)
         .stdout(contains("run_completed"))
         .stderr(contains("was slimmed"));
+    fx.cmd()
+        .args(["runs", "file", middle, "output/main.md", "--at-seq", "100"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::starts_with(
+            "error: workspace.checkpoints_pruned",
+        ));
     fx.cmd().args(["runs", "show", oldest]).assert().code(2);
 
     let again = json_of(

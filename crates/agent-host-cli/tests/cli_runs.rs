@@ -236,6 +236,123 @@ fn runs_file_prints_a_workspace_file() {
         .code(2);
 }
 
+/// The seq of the first journal event of `kind` (about `call` when given) after `after`.
+fn seq_of(events: &[Value], kind: &str, call: Option<&str>, after: u64) -> u64 {
+    events
+        .iter()
+        .find(|event| {
+            event["type"] == kind
+                && event["seq"].as_u64().unwrap() > after
+                && call.is_none_or(|call| event["payload"]["callId"] == call)
+        })
+        .unwrap_or_else(|| panic!("no {kind} event"))["seq"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn runs_file_at_seq_prints_the_file_as_it_stood_at_that_event() {
+    const DRAFT: &str = "A first draft of the keeper.";
+    let fx = Fixture::new();
+    let write = |id: &str, text: &str| {
+        serde_json::json!({"tool_calls": [{"id": id, "name": "workspace_write_file",
+            "arguments": {"path": "output/main.md", "content": text}}]})
+    };
+    let script = serde_json::json!({"turns": [
+        write("call_draft", DRAFT),
+        write("call_final", REPLY),
+        {"tool_calls": [{"name": "workspace_commit", "arguments": {}}]},
+        {"tool_calls": [{"name": "workspace_finish", "arguments": {"reason": "done"}}]}
+    ]});
+    let ran = fx.run_script(&script, &[]).code(0);
+    let run_id = run_id_of(ran.get_output().stderr.as_slice());
+    let events = fx
+        .cmd()
+        .args(["runs", "events", &run_id, "--limit", "500", "--json"])
+        .assert()
+        .code(0);
+    let events: Vec<Value> = stdout_of(&events)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let draft_started = seq_of(&events, "tool_call_started", Some("call_draft"), 0);
+    let draft_done = seq_of(&events, "tool_call_completed", Some("call_draft"), 0);
+    let first_write = seq_of(&events, "workspace_file_written", None, 0);
+    let second_write = seq_of(&events, "workspace_file_written", None, first_write);
+    let file_at = |seq: u64| {
+        let assert = fx
+            .cmd()
+            .args(["runs", "file", &run_id, "output/main.md", "--at-seq"])
+            .arg(seq.to_string())
+            .assert()
+            .code(0);
+        stdout_of(&assert)
+    };
+    assert_eq!(
+        file_at(draft_done),
+        DRAFT,
+        "a write tool's result shows its write"
+    );
+    assert_eq!(file_at(first_write), DRAFT);
+    assert_eq!(file_at(second_write - 1), REPLY, "the second call's result");
+    assert_eq!(file_at(second_write), REPLY);
+
+    let record = json_of(
+        &fx.cmd()
+            .args([
+                "runs",
+                "file",
+                &run_id,
+                "output/main.md",
+                "--json",
+                "--at-seq",
+            ])
+            .arg(first_write.to_string())
+            .assert()
+            .code(0),
+    );
+    assert_eq!(record["text"], DRAFT);
+    assert_eq!(record["atSeq"], first_write);
+    assert_eq!(record["checkpointId"], "cp_000001");
+    assert_eq!(record["checkpointEventSeq"], first_write);
+    assert_eq!(record["bytes"], DRAFT.len());
+
+    fx.cmd()
+        .args(["runs", "file", &run_id, "output/main.md", "--at-seq"])
+        .arg(draft_started.to_string())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::starts_with(
+            "error: workspace.file_not_found",
+        ));
+    let refused = fx
+        .cmd()
+        .args([
+            "runs",
+            "file",
+            &run_id,
+            "output/main.md",
+            "--json",
+            "--at-seq",
+            "1",
+        ])
+        .assert()
+        .code(2);
+    let refused: Value = serde_json::from_slice(&refused.get_output().stderr).unwrap();
+    assert_eq!(refused["code"], "workspace.file_not_found");
+    fx.cmd()
+        .args(["runs", "file", &run_id, "input/x.json", "--at-seq", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::starts_with(
+            "error: workspace.path_not_visible",
+        ));
+    fx.cmd()
+        .args(["runs", "file", &run_id, "output/main.md", "--at-seq", "x"])
+        .assert()
+        .code(2);
+}
+
 #[test]
 fn runs_turn_shows_a_model_round() {
     let (fx, run_id) = finished_run();

@@ -489,6 +489,117 @@ async fn bad_input_is_refused_with_a_code() {
     assert_eq!(page["runs"].as_array().unwrap().len(), 1);
 }
 
+#[tokio::test]
+async fn a_file_is_read_as_it_stood_at_an_event() {
+    const DRAFT: &str = "A first draft of the keeper.";
+    let fixture = Fixture::new();
+    let server = Server::start(fixture.path(), &[], &[]);
+    let write = |id: &str, text: &str| {
+        json!({"tool_calls": [{"id": id, "name": "workspace_write_file",
+            "arguments": {"path": "output/main.md", "content": text}}]})
+    };
+    let script = json!({"turns": [
+        write("call_draft", DRAFT),
+        write("call_final", REPLY),
+        {"tool_calls": [{"name": "workspace_commit", "arguments": {}}]},
+        {"tool_calls": [{"name": "workspace_finish", "arguments": {"reason": "done"}}]}
+    ]});
+    let run = server.start_run(script).await;
+    let events = server.stream(&run, None).await.run_events().await;
+    let lines: Vec<Value> = events.iter().map(serve_support::SseEvent::json).collect();
+    let seq = |kind: &str, call: &str| {
+        lines
+            .iter()
+            .find(|line| line["type"] == kind && line["payload"]["callId"] == call)
+            .unwrap()["seq"]
+            .as_u64()
+            .unwrap()
+    };
+    let at = |seq: u64| format!("/api/runs/{run}/files/output/main.md?atSeq={seq}");
+
+    let (status, file) = server
+        .get(&at(seq("tool_call_completed", "call_draft")))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{file}");
+    assert_eq!(file["text"], DRAFT);
+    assert_eq!(file["checkpointId"], "cp_000001");
+    assert_eq!(file["atSeq"], seq("tool_call_completed", "call_draft"));
+    let (_, file) = server
+        .get(&at(seq("tool_call_started", "call_final")))
+        .await;
+    assert_eq!(file["text"], DRAFT, "before the second write");
+    let final_done = seq("tool_call_completed", "call_final");
+    let (_, file) = server.get(&at(final_done)).await;
+    assert_eq!(file["text"], REPLY);
+    assert_eq!(
+        file["checkpointEventSeq"],
+        final_done + 1,
+        "the checkpoint of the write journaled right after the call"
+    );
+    let (_, now) = server
+        .get(&format!("/api/runs/{run}/files/output/main.md"))
+        .await;
+    assert_eq!(now["text"], REPLY);
+    assert_eq!(now.get("atSeq"), None, "the current read names no event");
+
+    let (status, body) = server
+        .get(&at(seq("tool_call_started", "call_draft")))
+        .await;
+    assert_eq!(
+        (status, body["code"].clone()),
+        (StatusCode::NOT_FOUND, json!("workspace.file_not_found"))
+    );
+    let (status, body) = server
+        .get(&format!("/api/runs/{run}/files/output/main.md?atSeq=soon"))
+        .await;
+    assert_eq!(
+        (status, body["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!("serve.bad_request"))
+    );
+    let (status, body) = server
+        .get(&format!("/api/runs/{run}/files/input/x.json?atSeq=1"))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["code"], "workspace.path_not_visible");
+}
+
+#[tokio::test]
+async fn a_method_a_path_does_not_take_is_a_coded_405() {
+    let fixture = Fixture::new();
+    let server = Server::start(fixture.path(), &[], &[]);
+    let run = server.start_run(completing_script()).await;
+    server.wait_terminal(&run).await;
+    for (method, path) in [
+        (Method::DELETE, format!("/api/runs/{run}")),
+        (
+            Method::POST,
+            format!("/api/runs/{run}/files/output/main.md"),
+        ),
+        (Method::GET, format!("/api/runs/{run}/cancel")),
+        (Method::PATCH, "/api/runs".to_owned()),
+        (Method::POST, "/app.js".to_owned()),
+    ] {
+        let response = server.request(method.clone(), &path).send().await.unwrap();
+        assert_eq!(
+            response.status(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        let allow = response.headers().get("allow").cloned();
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["code"], "serve.method_not_allowed", "{method} {path}");
+        assert!(body["message"].as_str().unwrap().contains(method.as_str()));
+        assert!(allow.is_some(), "{method} {path}: the Allow header stays");
+    }
+    // Without the token the token is still what is refused.
+    let response = reqwest::Client::new()
+        .delete(server.url(&format!("/api/runs/{run}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+}
+
 /// A secret that must never appear in a response.
 const CANARY: &str = "sk-serve-canary-7f3a9c1e5b";
 

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The web timeline of `tavern-agent serve` in headless Chromium, driven over WebDriver
 //! (`chromedriver`) with fantoccini: the token from the URL fragment, a scripted run started
-//! from the form and watched to its end, a tool call's detail, an older page of a long run,
+//! from the form and watched to its end, a tool call's detail, a file's detail showing the
+//! text at its event after the run overwrote it, an older page of a long run,
 //! cancel and guidance on a live run, a multi-agent run's nested subagents, a streaming
 //! model's live text, and a phone-sized screen. The runs list, a run page and the phone
 //! view are saved as screenshots: into `docs/img/` when `TAVERN_WRITE_SCREENSHOTS=1` (how
@@ -332,6 +333,121 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
         "newest first"
     );
     browser.screenshot("web-runs.png").await;
+    browser.close().await;
+}
+
+/// The text the detail panel shows for the workspace file, or its muted note when the
+/// file is not available at that event; `null` while the panel has neither.
+const DETAIL_FILE: &str = "(() => { \
+    const section = Array.from(document.querySelectorAll('#detail-body .detail-section')) \
+        .find((s) => s.querySelector('h3')?.textContent.startsWith('Workspace file ')); \
+    if (!section) return null; \
+    const note = section.querySelector('.file-unavailable'); \
+    if (note) return {unavailable: note.textContent}; \
+    return {text: section.querySelector('pre').textContent, \
+            facts: section.querySelector('.file-facts').textContent}; \
+})()";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_detail_shows_the_file_as_it_stood_at_its_event_even_after_an_overwrite() {
+    const DRAFT: &str = "A first draft: the keeper climbs the steps.";
+    let _one = BROWSER.lock().await;
+    let fx = Fixture::new();
+    let write = |text: &str| {
+        json!({"tool_calls": [{"name": "workspace_write_file",
+            "arguments": {"path": "output/main.md", "content": text}}]})
+    };
+    let script = json!({"turns": [
+        write(DRAFT),
+        write(REPLY),
+        {"tool_calls": [{"name": "workspace_commit", "arguments": {}}]},
+        {"tool_calls": [{"name": "workspace_finish", "arguments": {"reason": "done"}}]}
+    ]});
+    fx.run_script(&script, &[]).success();
+    let run_id = fx.run_ids().pop().unwrap();
+    let server = Server::start(fx.path(), &[], &[]);
+    let browser = Browser::open(1200, 760).await;
+    browser
+        .client
+        .goto(&page_with_token(&server))
+        .await
+        .unwrap();
+    browser
+        .until(
+            "the runs list",
+            "!document.getElementById('runs-view').hidden",
+        )
+        .await;
+    let open_run = || async {
+        browser
+            .client
+            .goto(&format!("{}/#/run/{run_id}", server.base))
+            .await
+            .unwrap();
+        browser
+            .until(
+                "the end of the run",
+                "document.querySelector('.row[data-type=run_completed]')",
+            )
+            .await;
+    };
+    open_run().await;
+
+    // The first write's tool call, and the first write itself: the draft, not the final text
+    // the file holds now.
+    for row in [
+        ".row[data-type^=tool_call]",
+        ".row[data-type=workspace_file_written]",
+    ] {
+        browser.click_row(row).await;
+        browser
+            .until(
+                "the workspace file in the detail",
+                &format!("{DETAIL_FILE}?.text !== undefined"),
+            )
+            .await;
+        let file = browser.js(&format!("return {DETAIL_FILE};")).await;
+        assert_eq!(file["text"], DRAFT, "{row}: {file}");
+        let facts = file["facts"].as_str().unwrap();
+        assert!(facts.contains("as of event #"), "{row}: {facts}");
+        assert!(!facts.contains("changed later"), "{row}: {facts}");
+    }
+    // The second write's tool call shows the final text.
+    browser
+        .click_row(".row[data-type^=tool_call] ~ .row[data-type^=tool_call]")
+        .await;
+    browser
+        .until(
+            "the second write's file",
+            &format!("{DETAIL_FILE}?.text === {REPLY:?}"),
+        )
+        .await;
+
+    // Once retention slims the run, its checkpoints are gone and the panel says so.
+    for (key, value) in [
+        ("keep_full_recent_runs", "0"),
+        ("keep_recent_terminal_runs", "1"),
+    ] {
+        fx.cmd()
+            .args(["retention", "set", key, value])
+            .assert()
+            .success();
+    }
+    fx.cmd().args(["retention", "apply"]).assert().success();
+    browser.client.refresh().await.unwrap();
+    open_run().await;
+    browser
+        .click_row(".row[data-type=workspace_file_written]")
+        .await;
+    browser
+        .until(
+            "the note that the file is not available",
+            &format!("{DETAIL_FILE}?.unavailable !== undefined"),
+        )
+        .await;
+    let note = browser.js(&format!("return {DETAIL_FILE};")).await;
+    let note = note["unavailable"].as_str().unwrap();
+    assert!(note.contains("workspace.checkpoints_pruned"), "{note}");
     browser.close().await;
 }
 

@@ -31,6 +31,8 @@ pub mod codes {
     pub const BAD_REQUEST: &str = "serve.bad_request";
     /// No such endpoint.
     pub const NOT_FOUND: &str = "serve.not_found";
+    /// The endpoint exists but does not take the request's method.
+    pub const METHOD_NOT_ALLOWED: &str = "serve.method_not_allowed";
     /// The server is shutting down and starts no run.
     pub const SHUTTING_DOWN: &str = "serve.shutting_down";
     /// A failure of the server itself (a background task that could not finish).
@@ -59,12 +61,15 @@ impl ApiError {
     }
 }
 
-/// The status of a code: missing things 404, things busy or in the wrong state 409, other
-/// refusals of the request 400, and faults of the server 500.
+/// The status of a code: missing things 404, things retention removed 410, things busy or
+/// in the wrong state 409, other refusals of the request 400, and faults of the server 500.
 fn status_of(code: &str, caller: bool) -> StatusCode {
     let name = code.rsplit('.').next().unwrap_or(code);
     if name == "not_found" || name.ends_with("_not_found") {
         return StatusCode::NOT_FOUND;
+    }
+    if name.ends_with("_pruned") {
+        return StatusCode::GONE;
     }
     const CONFLICTS: &[&str] = &[
         "locked",
@@ -94,7 +99,9 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::Store(error) => store_caller(error),
             RuntimeError::Journal(error) => journal_caller(error),
             RuntimeError::Workspace(error) => !error.is_fatal(),
-            RuntimeError::PathNotReadable(_) => true,
+            RuntimeError::PathNotReadable(_)
+            | RuntimeError::FileNotWrittenYet { .. }
+            | RuntimeError::CheckpointsPruned { .. } => true,
             _ => false,
         };
         Self::coded(&error, caller)
@@ -156,6 +163,10 @@ mod tests {
     fn statuses_follow_the_codes() {
         assert_eq!(status_of("agent.not_found", true), StatusCode::NOT_FOUND);
         assert_eq!(status_of("agent.run_locked", false), StatusCode::CONFLICT);
+        assert_eq!(
+            status_of("workspace.checkpoints_pruned", true),
+            StatusCode::GONE
+        );
         assert_eq!(
             status_of("agent.guidance_run_not_accepting", true),
             StatusCode::CONFLICT

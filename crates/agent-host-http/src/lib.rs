@@ -182,6 +182,8 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
         .merge(chats::routes())
         .merge(skills::routes())
         .merge(prompt::routes())
+        // Before the token layer, so a wrong method without the token is still a 401.
+        .method_not_allowed_fallback(method_not_allowed)
         .fallback(api_not_found)
         .layer(middleware::from_fn_with_state(
             options.token.clone(),
@@ -191,6 +193,8 @@ fn router(state: AppState, options: &ServeOptions) -> Router {
     let router = Router::new()
         .nest("/api", api)
         .merge(web::routes())
+        // The page's own paths; the API's already have theirs.
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
     if options.allowed_origins.is_empty() {
         return router;
@@ -212,6 +216,16 @@ async fn api_not_found() -> ApiError {
         axum::http::StatusCode::NOT_FOUND,
         codes::NOT_FOUND,
         "no such endpoint; see docs/serve.md",
+    )
+}
+
+/// A path that exists asked with a method it does not take. Axum still adds the `Allow`
+/// header naming the methods it takes.
+async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        codes::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed here; the Allow header lists what is (docs/serve.md)"),
     )
 }
 

@@ -2,7 +2,7 @@
 //! guidance, rollback), each a thin call of the runtime's Host ABI rendered as the CLI's
 //! `--json` shapes.
 
-use agent_application::ports::{EventQuery, RunCursor, RunListQuery};
+use agent_application::ports::{EventQuery, RunCursor, RunListQuery, WorkspaceFile};
 use agent_application::prompt::PromptInput;
 use agent_application::runtime::{Guidance, RunRequest, RunTask, RuntimeError, StartRun};
 use agent_application::scene::SceneRequest;
@@ -335,24 +335,44 @@ async fn events(
     Ok(Json(json!({"events": lines})))
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FileParams {
+    at_seq: Option<u64>,
+}
+
 /// `GET /api/runs/{id}/files/{*path}`: a workspace file, the path checked by the same
-/// rules the tools apply.
+/// rules the tools apply; with `?atSeq=N`, the file as it stood at the event with seq N,
+/// from the run's checkpoints.
 async fn file(
     State(state): State<AppState>,
     Path((id, path)): Path<(String, String)>,
+    Params(params): Params<FileParams>,
 ) -> ApiResult<Json<Value>> {
     let run = run_id(&id)?;
     let path = WorkspacePath::parse(&path).map_err(|err| ApiError::coded(&err, true))?;
     let runtime = &state.services.runtime;
     runtime.load_run(&run).await?;
-    let file = runtime.read_workspace_file(&run, &path).await?;
-    Ok(Json(json!({
+    let Some(seq) = params.at_seq else {
+        let file = runtime.read_workspace_file(&run, &path).await?;
+        return Ok(Json(file_json(&run, &path, &file)));
+    };
+    let read = runtime.read_workspace_file_at(&run, &path, seq).await?;
+    let mut shown = file_json(&run, &path, &read.file);
+    shown["atSeq"] = json!(seq);
+    shown["checkpointId"] = json!(read.checkpoint_id);
+    shown["checkpointEventSeq"] = json!(read.checkpoint_event_seq);
+    Ok(Json(shown))
+}
+
+fn file_json(run: &RunId, path: &WorkspacePath, file: &WorkspaceFile) -> Value {
+    json!({
         "runId": run.as_str(),
         "path": path,
         "text": file.text,
         "sha256": file.sha256,
         "bytes": file.bytes,
-    })))
+    })
 }
 
 #[derive(Debug, Deserialize)]

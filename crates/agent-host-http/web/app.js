@@ -542,7 +542,6 @@ class RunPage {
         row.cls = "dim";
         row.detail = "file";
         row.path = p.path;
-        row.sha256 = p.sha256;
         break;
       case "chat_commit_completed":
         row.icon = "↳";
@@ -633,7 +632,10 @@ class RunPage {
     const order = { tool_call_requested: 0, tool_call_started: 1, tool_call_completed: 2, tool_call_failed: 2 };
     if (order[line.type] >= (order[row.stateType] ?? -1)) {
       row.stateType = line.type;
-      row.outcome = line.type === "tool_call_completed" || line.type === "tool_call_failed" ? p : row.outcome;
+      if (line.type === "tool_call_completed" || line.type === "tool_call_failed") {
+        row.outcome = p;
+        row.outcomeSeq = line.seq;
+      }
     }
     this.paintTool(row);
     return made ? row : null;
@@ -1052,7 +1054,7 @@ RunPage.prototype.select = async function select(row) {
   const failed = (what) => (error) => put(section(what, el("p", { class: "error", text: error.message })));
   if (row.detail === "tool") await this.toolDetail(row, put, failed);
   else if (row.detail === "turn") await this.turnDetail(row.line.payload.invocationId, row.line.payload.round, put, failed);
-  else if (row.detail === "file") await this.fileDetail(row.path, row.sha256, put, failed);
+  else if (row.detail === "file") await this.fileDetail(row.path, row.seq, put, failed);
   const lines = row.detail === "tool" ? this.callEvents(row.callId) : [row.line];
   put(section(lines.length > 1 ? "Events" : "Event", ...lines.map((line) => pre(JSON.stringify(line, null, 2), "json"))));
 };
@@ -1064,8 +1066,19 @@ RunPage.prototype.callEvents = function callEvents(callId) {
     .sort((a, b) => a.seq - b.seq);
 };
 
+/** The workspace path a `workspace:<path>#L…` resource reference names. */
+function workspacePath(ref) {
+  return ref.slice("workspace:".length).split("#")[0];
+}
+
+function filesUrl(path) {
+  return `/files/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
 RunPage.prototype.toolDetail = async function toolDetail(row, put, failed) {
   const outcome = row.outcome;
+  const refs = outcome?.resourceRefs ?? [];
+  const files = [...new Set(refs.filter((ref) => ref.startsWith("workspace:")).map(workspacePath))];
   if (outcome) {
     put(
       section(
@@ -1076,9 +1089,9 @@ RunPage.prototype.toolDetail = async function toolDetail(row, put, failed) {
           outcome.isError ? `${outcome.errorCode ?? "tool.error"}: ${outcome.message ?? ""}` : "completed",
           ` · ${millis(outcome.elapsedMs)}`,
         ),
-        ...(outcome.resourceRefs ?? []).map((ref) =>
-          ref.startsWith("workspace:") ? this.fileLink(ref.slice("workspace:".length)) : el("span", { class: "ref muted", text: ref }),
-        ),
+        ...refs.filter((ref) => !ref.startsWith("workspace:")).map((ref) => el("span", { class: "ref muted", text: ref })),
+        // One file is shown below; several get a link each.
+        ...(files.length > 1 ? files.map((path) => this.fileLink(path, row.outcomeSeq)) : []),
       ),
     );
   }
@@ -1092,7 +1105,7 @@ RunPage.prototype.toolDetail = async function toolDetail(row, put, failed) {
   const path = this.resultPaths.get(row.callId);
   if (path) {
     try {
-      const file = await this.api(`/files/${path.split("/").map(encodeURIComponent).join("/")}`);
+      const file = await this.api(filesUrl(path));
       put(section(`Result (${path})`, pre(prettyJson(file.text), "json")));
     } catch (error) {
       failed("Result")(error);
@@ -1100,6 +1113,8 @@ RunPage.prototype.toolDetail = async function toolDetail(row, put, failed) {
   } else {
     put(section("Result", el("p", { class: "muted", text: row.outcome ? "No stored result in the loaded events." : "The call is still running." })));
   }
+  // The file as the call left it: a write tool's outcome already counts its write.
+  if (files.length === 1) await this.fileDetail(files[0], row.outcomeSeq, put, failed);
 };
 
 RunPage.prototype.turnDetail = async function turnDetail(invocation, round, put, failed) {
@@ -1122,31 +1137,42 @@ RunPage.prototype.turnDetail = async function turnDetail(invocation, round, put,
   }
 };
 
-RunPage.prototype.fileDetail = async function fileDetail(path, sha256, put, failed) {
+/** Why a file cannot be shown at an event: not written yet, or its checkpoints pruned. */
+const UNAVAILABLE_AT = new Set(["workspace.file_not_found", "workspace.checkpoints_pruned"]);
+
+/** The workspace file as it stood at event `atSeq` (from the run's checkpoints), or as it is
+ * now when no seq is known (a call still running). */
+RunPage.prototype.fileDetail = async function fileDetail(path, atSeq, put, failed) {
   if (!path) return;
+  const title = `Workspace file ${path}`;
+  const at = Number.isInteger(atSeq) ? atSeq : null;
   try {
-    const file = await this.api(`/files/${path.split("/").map(encodeURIComponent).join("/")}`);
-    const changed = sha256 && file.sha256 !== sha256;
+    const file = await this.api(`${filesUrl(path)}${query({ atSeq: at })}`);
+    const when = at === null ? "as it is now" : `as of event #${at} (checkpoint ${file.checkpointId})`;
     put(
       section(
-        `Workspace file ${path}`,
-        el("p", { class: changed ? "warn" : "muted", text: changed ? "The file changed later in the run: this is its latest text, not the text at this event." : `${file.bytes} bytes · sha256 ${String(file.sha256).slice(0, 12)}…` }),
+        title,
+        el("p", { class: "muted file-facts", text: `${file.bytes} bytes · sha256 ${String(file.sha256).slice(0, 12)}… · ${when}` }),
         pre(file.text, "prose"),
       ),
     );
   } catch (error) {
-    failed(`Workspace file ${path}`)(error);
+    if (at !== null && error instanceof ApiError && UNAVAILABLE_AT.has(error.code)) {
+      put(section(title, el("p", { class: "muted file-unavailable", text: `Not available at event #${at}: ${error.message}` })));
+    } else {
+      failed(title)(error);
+    }
   }
 };
 
-RunPage.prototype.fileLink = function fileLink(path) {
+RunPage.prototype.fileLink = function fileLink(path, atSeq) {
   return el("button", {
     type: "button",
     class: "link",
     text: `open ${path}`,
     onclick: () => {
       const body = $("detail-body");
-      this.fileDetail(path, null, (node) => body.append(node), (what) => (error) => body.append(el("p", { class: "error", text: `${what}: ${error.message}` })));
+      this.fileDetail(path, atSeq, (node) => body.append(node), (what) => (error) => body.append(el("p", { class: "error", text: `${what}: ${error.message}` })));
     },
   });
 };

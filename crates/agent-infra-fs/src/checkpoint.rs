@@ -4,7 +4,7 @@
 //! path, SHA-256 and size. The bytes are the run's blob of that SHA-256 ([`crate::blobs`]),
 //! so a file that did not change since an earlier checkpoint costs nothing again.
 //! Checkpoints written before blobs keep a copy of each file beside the record, at its
-//! workspace path (`checkpoints/cp_000001/output/main.md`); [`FsCheckpointStore::read_file`]
+//! workspace path (`checkpoints/cp_000001/output/main.md`); its `read_file`
 //! reads both. A checkpoint is assembled in a temp folder
 //! (`checkpoints/.tmp-<writer>-<uuid>`) and renamed into place, so a crash leaves either a
 //! whole checkpoint or none. Creation is serialised per run within the process. See
@@ -50,20 +50,6 @@ impl FsCheckpointStore {
             locks: Arc::new(StripedLocks::new()),
             newest: Arc::default(),
         }
-    }
-
-    /// The bytes `file` of checkpoint `record` holds: its blob, or the copy beside the
-    /// record for checkpoints written before blobs.
-    pub async fn read_file(
-        &self,
-        run: &RunId,
-        record: &CheckpointRecord,
-        file: &CheckpointFile,
-    ) -> Result<Vec<u8>, StoreError> {
-        let (id, file) = (record.id.clone(), file.clone());
-        self.locator
-            .with_run_dir(run, Cost::Large, move |dir| read_file(&dir, &id, &file))
-            .await
     }
 }
 
@@ -378,6 +364,19 @@ impl CheckpointStore for FsCheckpointStore {
     async fn list(&self, run: &RunId) -> Result<Vec<CheckpointRecord>, StoreError> {
         self.locator
             .with_run_dir(run, Cost::Large, |dir| list(&dir))
+            .await
+    }
+
+    /// Its blob, or the copy beside the record for checkpoints written before blobs.
+    async fn read_file(
+        &self,
+        run: &RunId,
+        record: &CheckpointRecord,
+        file: &CheckpointFile,
+    ) -> Result<Vec<u8>, StoreError> {
+        let (id, file) = (record.id.clone(), file.clone());
+        self.locator
+            .with_run_dir(run, Cost::Large, move |dir| read_file(&dir, &id, &file))
             .await
     }
 }

@@ -1,4 +1,5 @@
-//! Checkpoints: byte copies of workspace files taken after each mutation.
+//! Checkpoints: byte copies of workspace files taken after each mutation, so a host can
+//! show a file as it stood at an earlier point of a run.
 
 use agent_domain::event::CheckpointReason;
 use agent_domain::run::RunId;
@@ -27,7 +28,10 @@ pub struct CheckpointRecord {
     pub run_id: RunId,
     pub created_at: String,
     pub reason: CheckpointReason,
-    /// Seq of the journal event the checkpoint follows.
+    /// Seq of the journal event the checkpoint follows: the `workspace_file_written`,
+    /// `workspace_patch_applied` or `direct_output_captured` event that journals the
+    /// mutation (so the files hold what that mutation produced), or `chat_commit_started`
+    /// for the copy a chat commit publishes.
     pub event_seq: u64,
     pub files: Vec<CheckpointFile>,
 }
@@ -44,5 +48,15 @@ pub trait CheckpointStore: Send + Sync {
         created_at: &str,
     ) -> Result<CheckpointRecord, StoreError>;
 
+    /// The run's checkpoints, oldest first; none for a run that has none (or whose
+    /// checkpoints retention removed).
     async fn list(&self, run: &RunId) -> Result<Vec<CheckpointRecord>, StoreError>;
+
+    /// The bytes `file` of checkpoint `record` holds. `NotFound` when they are gone.
+    async fn read_file(
+        &self,
+        run: &RunId,
+        record: &CheckpointRecord,
+        file: &CheckpointFile,
+    ) -> Result<Vec<u8>, StoreError>;
 }

@@ -109,6 +109,18 @@ pub enum RuntimeError {
     /// Hosts read the five workspace roots and `tool-results/`, nothing else of a run.
     #[error("`{0}` is not a workspace file a host may read")]
     PathNotReadable(WorkspacePath),
+    /// No checkpoint at or before the event holds the file: the run had not written it
+    /// by then (`docs/runtime.md`, Reading a file at an event).
+    #[error(
+        "`{path}` had not been written by event {at_seq}: no checkpoint up to it holds the file"
+    )]
+    FileNotWrittenYet { path: WorkspacePath, at_seq: u64 },
+    /// Retention slimmed the run: its checkpoints, and with them every earlier version of
+    /// its files, are gone; the journal is kept.
+    #[error(
+        "the checkpoints of run {run} were pruned by retention (slimmed at {at}): earlier versions of its files can no longer be read"
+    )]
+    CheckpointsPruned { run: RunId, at: String },
     /// A stored model response does not parse.
     #[error("the model response of run {run}, round {round} is unreadable: {detail}")]
     ModelTurnInvalid {
@@ -130,6 +142,8 @@ impl ErrorCode for RuntimeError {
             Self::Workspace(error) => error.code(),
             Self::Chat(error) => error.code(),
             Self::PathNotReadable(_) => "workspace.path_not_visible",
+            Self::FileNotWrittenYet { .. } => "workspace.file_not_found",
+            Self::CheckpointsPruned { .. } => "workspace.checkpoints_pruned",
             Self::ModelTurnInvalid { .. } => "agent.model_response_invalid",
             Self::Fault { code, .. } => code,
         }

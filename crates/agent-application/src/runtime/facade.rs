@@ -14,6 +14,7 @@ use super::activity::{ActivityHub, ModelActivity};
 use super::cancel::ActiveRuns;
 use super::ending::{Ending, end_inactive_run};
 use super::errors::{RuntimeError, StartRunError};
+use super::file_at::{self, WorkspaceFileAt};
 use super::first_request::PreparedRequest;
 use super::guidance::{Guidance, GuidanceReceipt};
 use super::mcp_sessions::McpPorts;
@@ -293,12 +294,22 @@ impl AgentRuntime {
         run: &RunId,
         path: &WorkspacePath,
     ) -> Result<WorkspaceFile, RuntimeError> {
-        let readable =
-            WorkspaceRoot::of_path(path).is_some() || path.first_segment() == RUNTIME_RESULTS_ROOT;
-        if !readable {
-            return Err(RuntimeError::PathNotReadable(path.clone()));
-        }
+        host_readable(path)?;
         Ok(self.shared.ports.workspace.read(run, path).await?)
+    }
+
+    /// The same file as it stood at the event with seq `at_seq`, from the run's checkpoints
+    /// (`file_at` says exactly which checkpoint counts). `workspace.file_not_found` when the
+    /// run had not written it by then, `workspace.checkpoints_pruned` when retention removed
+    /// the checkpoints.
+    pub async fn read_workspace_file_at(
+        &self,
+        run: &RunId,
+        path: &WorkspacePath,
+        at_seq: u64,
+    ) -> Result<WorkspaceFileAt, RuntimeError> {
+        host_readable(path)?;
+        file_at::read(&self.shared.ports, run, path, at_seq).await
     }
 
     /// The display view of one model turn (the root invocation's when `invocation` is
@@ -317,5 +328,16 @@ impl AgentRuntime {
         builtin_catalog()
             .map(|catalog| catalog.iter().cloned().collect())
             .unwrap_or_default()
+    }
+}
+
+/// Hosts read the five workspace roots and `tool-results/`, nothing else of a run.
+fn host_readable(path: &WorkspacePath) -> Result<(), RuntimeError> {
+    let readable =
+        WorkspaceRoot::of_path(path).is_some() || path.first_segment() == RUNTIME_RESULTS_ROOT;
+    if readable {
+        Ok(())
+    } else {
+        Err(RuntimeError::PathNotReadable(path.clone()))
     }
 }

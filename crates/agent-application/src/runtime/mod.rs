@@ -21,6 +21,7 @@ mod errors;
 mod facade;
 mod facts;
 mod fault;
+mod file_at;
 mod finish;
 mod first_request;
 mod guidance;
@@ -49,6 +50,7 @@ pub use ending::RUN_ABANDONED;
 pub use errors::{RuntimeError, StartRunError};
 pub use facade::AgentRuntime;
 pub use facts::{ModelBindError, ModelBinder, RunModel, RunOutcome};
+pub use file_at::WorkspaceFileAt;
 pub use first_request::{PREPARED_RUN_ID, PreparedRequest};
 pub use guidance::{
     Guidance, GuidanceReceipt, MAX_GUIDANCE_CHARS, MAX_PENDING_GUIDANCE, MAX_PENDING_GUIDANCE_CHARS,

@@ -1,7 +1,9 @@
 //! An in-memory [`CheckpointStore`] over a [`MemoryWorkspace`]: checkpoints `cp_000001`,
 //! `cp_000002`, … per run, each listing the files it holds with their hash and size, as
-//! the file store records them. Every file must exist (`NotFound` otherwise, and then no
-//! checkpoint is made); a file named twice is held once.
+//! the file store records them, and keeping their bytes by hash so `read_file` gives them
+//! back. Every file must exist (`NotFound` otherwise, and then no checkpoint is made); a
+//! file named twice is held once. [`MemoryCheckpoints::prune`] drops a run's checkpoints
+//! and bytes the way retention's slimming does.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,7 +20,14 @@ use crate::ports::{CheckpointFile, CheckpointRecord, CheckpointStore, StoreError
 #[derive(Debug)]
 pub struct MemoryCheckpoints {
     workspace: Arc<MemoryWorkspace>,
-    records: Mutex<HashMap<RunId, Vec<CheckpointRecord>>>,
+    runs: Mutex<HashMap<RunId, Held>>,
+}
+
+/// One run's checkpoints and the bytes they hold, by SHA-256.
+#[derive(Debug, Default)]
+struct Held {
+    records: Vec<CheckpointRecord>,
+    bytes: HashMap<String, Vec<u8>>,
 }
 
 impl MemoryCheckpoints {
@@ -26,8 +35,17 @@ impl MemoryCheckpoints {
     pub fn new(workspace: Arc<MemoryWorkspace>) -> Self {
         Self {
             workspace,
-            records: Mutex::default(),
+            runs: Mutex::default(),
         }
+    }
+
+    /// Forgets every checkpoint of `run` and its bytes, as slimming the run does.
+    pub fn prune(&self, run: &RunId) {
+        self.lock().remove(run);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, Held>> {
+        self.runs.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -42,6 +60,7 @@ impl CheckpointStore for MemoryCheckpoints {
         created_at: &str,
     ) -> Result<CheckpointRecord, StoreError> {
         let mut held: Vec<CheckpointFile> = Vec::new();
+        let mut contents = Vec::new();
         for path in files {
             if held.iter().any(|file| file.path == *path) {
                 continue;
@@ -50,14 +69,18 @@ impl CheckpointStore for MemoryCheckpoints {
                 .workspace
                 .get(run, path.as_str())
                 .ok_or_else(|| StoreError::NotFound(format!("workspace file {path}")))?;
+            let sha256 = fake_sha256_hex(&bytes);
             held.push(CheckpointFile {
                 path: path.clone(),
-                sha256: fake_sha256_hex(&bytes),
+                sha256: sha256.clone(),
                 bytes: bytes.len() as u64,
             });
+            contents.push((sha256, bytes));
         }
-        let mut records = self.records.lock().unwrap_or_else(|p| p.into_inner());
-        let list = records.entry(run.clone()).or_default();
+        let mut runs = self.lock();
+        let kept = runs.entry(run.clone()).or_default();
+        kept.bytes.extend(contents);
+        let list = &mut kept.records;
         let seq = list.len() as u64 + 1;
         let record = CheckpointRecord {
             id: format!("cp_{seq:06}"),
@@ -73,8 +96,27 @@ impl CheckpointStore for MemoryCheckpoints {
     }
 
     async fn list(&self, run: &RunId) -> Result<Vec<CheckpointRecord>, StoreError> {
-        let records = self.records.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(records.get(run).cloned().unwrap_or_default())
+        Ok(self
+            .lock()
+            .get(run)
+            .map(|held| held.records.clone())
+            .unwrap_or_default())
+    }
+
+    async fn read_file(
+        &self,
+        run: &RunId,
+        record: &CheckpointRecord,
+        file: &CheckpointFile,
+    ) -> Result<Vec<u8>, StoreError> {
+        let runs = self.lock();
+        let held = runs.get(run).filter(|held| held.records.contains(record));
+        let listed = held.filter(|_| record.files.contains(file));
+        listed
+            .and_then(|held| held.bytes.get(&file.sha256).cloned())
+            .ok_or_else(|| {
+                StoreError::NotFound(format!("`{}` of checkpoint {}", file.path, record.id))
+            })
     }
 }
 
@@ -106,6 +148,38 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(second.id, "cp_000002");
-        assert_eq!(checkpoints.list(&run).await.unwrap(), [first, second]);
+        assert_eq!(
+            checkpoints.list(&run).await.unwrap(),
+            [first.clone(), second.clone()]
+        );
+    }
+
+    #[tokio::test]
+    async fn keeps_the_bytes_of_each_checkpoint_until_pruned() {
+        let workspace = Arc::new(MemoryWorkspace::new());
+        let checkpoints = MemoryCheckpoints::new(Arc::clone(&workspace));
+        let run = RunId::parse("run_1").unwrap();
+        let path = WorkspacePath::parse("output/main.md").unwrap();
+        let reason = CheckpointReason::ToolWorkspaceWrite;
+        workspace.put(&run, "output/main.md", "first");
+        let first = checkpoints
+            .create(&run, reason, 4, std::slice::from_ref(&path), "t")
+            .await
+            .unwrap();
+        workspace.put(&run, "output/main.md", "second");
+        let second = checkpoints
+            .create(&run, reason, 9, std::slice::from_ref(&path), "t")
+            .await
+            .unwrap();
+        let read = |record: CheckpointRecord| {
+            let checkpoints = &checkpoints;
+            let run = &run;
+            async move { checkpoints.read_file(run, &record, &record.files[0]).await }
+        };
+        assert_eq!(read(first.clone()).await.unwrap(), b"first");
+        assert_eq!(read(second).await.unwrap(), b"second");
+        checkpoints.prune(&run);
+        assert!(checkpoints.list(&run).await.unwrap().is_empty());
+        assert!(matches!(read(first).await, Err(StoreError::NotFound(_))));
     }
 }

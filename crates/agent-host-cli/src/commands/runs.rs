@@ -98,23 +98,41 @@ pub async fn execute(host: &Host, command: RunsCommand) -> CmdResult {
             }
             Ok(Exit::Ok)
         }
-        RunsCommand::File { run_id, path, json } => {
+        RunsCommand::File {
+            run_id,
+            path,
+            at_seq,
+            json,
+        } => {
             let run = run_id_arg(&run_id)?;
             let path = WorkspacePath::parse(&path).or_usage()?;
             known(host, &run).await?;
-            let file = host
-                .runtime
-                .read_workspace_file(&run, &path)
-                .await
-                .map_err(runtime)?;
+            let (file, at) = match at_seq {
+                None => {
+                    let file = host.runtime.read_workspace_file(&run, &path).await;
+                    (file.map_err(runtime)?, None)
+                }
+                Some(seq) => {
+                    let read = host.runtime.read_workspace_file_at(&run, &path, seq).await;
+                    let read = read.map_err(runtime)?;
+                    let at = (seq, read.checkpoint_id, read.checkpoint_event_seq);
+                    (read.file, Some(at))
+                }
+            };
             if json {
-                json::print_pretty(&json!({
+                let mut record = json!({
                     "runId": run.as_str(),
                     "path": path,
                     "text": file.text,
                     "sha256": file.sha256,
                     "bytes": file.bytes,
-                }))?;
+                });
+                if let Some((seq, checkpoint_id, checkpoint_event_seq)) = at {
+                    record["atSeq"] = json!(seq);
+                    record["checkpointId"] = json!(checkpoint_id);
+                    record["checkpointEventSeq"] = json!(checkpoint_event_seq);
+                }
+                json::print_pretty(&record)?;
             } else {
                 let mut out = io::stdout().lock();
                 out.write_all(file.text.as_bytes())
@@ -321,7 +339,9 @@ pub fn runtime(error: RuntimeError) -> Failed {
             JournalError::NotFound(_) | JournalError::InvalidQuery { .. }
         ),
         RuntimeError::Workspace(error) => !error.is_fatal(),
-        RuntimeError::PathNotReadable(_) => true,
+        RuntimeError::PathNotReadable(_)
+        | RuntimeError::FileNotWrittenYet { .. }
+        | RuntimeError::CheckpointsPruned { .. } => true,
         _ => false,
     };
     let exit = if caller_mistake {
