@@ -2,7 +2,7 @@
 //! starting one: `tavern-agent prompt build` and `prompt prepare` over HTTP, each a call of
 //! the runtime the CLI calls (`docs/serve.md`, "Prompts").
 
-use agent_application::runtime::{PreviewPrompt, RunRequest};
+use agent_application::runtime::PreviewPrompt;
 use agent_application::scene::SceneRequest;
 use agent_domain::run::GenerationType;
 use axum::extract::State;
@@ -61,21 +61,10 @@ async fn build(
 /// `prompt prepare --json`); the body is the one `POST /api/runs` takes.
 async fn prepare(
     State(state): State<AppState>,
-    Body(mut body): Body<StartBody>,
+    Body(body): Body<StartBody>,
 ) -> ApiResult<Json<Value>> {
     let services = &state.services;
-    let chat = services.host.resolve_chat(&body.chat)?;
-    let model = body.model(services).await?;
-    let request = RunRequest {
-        chat,
-        presentation: body.presentation(),
-        prompt: body.prompt(),
-        scene: body.scene(),
-        profile_id: body.profile_id,
-        generation_type: body.generation_type,
-        model_label: model.run.label,
-        model_binding: model.run.binding,
-    };
+    let request = body.into_start(services).await?.run;
     let prepared = services.runtime.prepare_request(request).await?;
     Ok(Json(serde_json::json!(prepared)))
 }

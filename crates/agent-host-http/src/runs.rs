@@ -217,30 +217,38 @@ impl StartBody {
         services.host.choose_model(&choice).await
     }
 
-    pub fn presentation(&self) -> Option<Presentation> {
-        self.background.then_some(Presentation::Background)
-    }
-
-    /// The snapshot sent, else the prompt assembled from the chat.
-    pub fn prompt(&mut self) -> PromptInput {
-        match self.prompt_snapshot.take() {
+    /// The start request the body asks for: the chat resolved, the model chosen.
+    pub async fn into_start(self, services: &Services) -> ApiResult<StartRun> {
+        let chat = services.host.resolve_chat(&self.chat)?;
+        let model = self.model(services).await?;
+        let prompt = match self.prompt_snapshot {
             Some(snapshot) => PromptInput::Snapshot(snapshot),
             None => PromptInput::Assemble,
-        }
-    }
-
-    pub fn scene(&mut self) -> SceneRequest {
-        SceneRequest {
-            user_name: self.user_name.take(),
-            speak_as: self.speak_as.take(),
-        }
+        };
+        Ok(StartRun {
+            run: RunRequest {
+                chat,
+                profile_id: self.profile_id,
+                generation_type: self.generation_type,
+                presentation: self.background.then_some(Presentation::Background),
+                prompt,
+                model_label: model.run.label,
+                model_binding: model.run.binding,
+                scene: SceneRequest {
+                    user_name: self.user_name,
+                    speak_as: self.speak_as,
+                },
+            },
+            model: model.run.gateway,
+            models: model.binder,
+        })
     }
 }
 
 /// `POST /api/runs`: 201 and the created run's record; the run goes on in the background.
 async fn start(
     State(state): State<AppState>,
-    Body(mut body): Body<StartBody>,
+    Body(body): Body<StartBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     if state.live.closing() {
         return Err(ApiError::new(
@@ -250,22 +258,7 @@ async fn start(
         ));
     }
     let services = &state.services;
-    let chat = services.host.resolve_chat(&body.chat)?;
-    let model = body.model(services).await?;
-    let request = StartRun {
-        run: RunRequest {
-            chat,
-            presentation: body.presentation(),
-            prompt: body.prompt(),
-            scene: body.scene(),
-            profile_id: body.profile_id,
-            generation_type: body.generation_type,
-            model_label: model.run.label,
-            model_binding: model.run.binding,
-        },
-        model: model.run.gateway,
-        models: model.binder,
-    };
+    let request = body.into_start(services).await?;
     let started = services.runtime.start_run(request).await?;
     let record = json!(started.run);
     let (task, retention) = (started.task, services.retention.clone());
