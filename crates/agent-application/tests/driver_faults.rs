@@ -12,14 +12,11 @@ use agent_application::ports::{
     CancelRequests, ChatError, ChatRole, JournalError, ModelCall, PersistError, RunStore,
     StoreError,
 };
-use agent_application::prompt::PromptInput;
-use agent_application::runtime::ModelLabel;
-use agent_application::runtime::{AgentRuntime, RunOutcome, RunRequest, StartRun};
-use agent_application::scene::SceneRequest;
-use agent_application::testing::{FakeModel, MemoryAudit, MemoryPorts, tool_turn};
-use agent_domain::event::{
-    ChatRef, ModelBindingMode, ModelBindingResolvedPayload, RunEvent, RunStatus,
+use agent_application::runtime::{AgentRuntime, RunOutcome, StartRun};
+use agent_application::testing::{
+    FakeModel, MemoryAudit, MemoryPorts, snapshot_request, tool_turn,
 };
+use agent_domain::event::{ChatRef, RunEvent, RunStatus};
 use agent_domain::model::AgentModelContentPart;
 use agent_domain::run::{GenerationType, RunId, RunSummary};
 use agent_domain::tool::BuiltinTool;
@@ -84,33 +81,15 @@ impl World {
 
     fn request(&self) -> StartRun {
         StartRun {
-            run: RunRequest {
-                chat: self.chat.clone(),
-                profile_id: None,
-                generation_type: GenerationType::Normal,
-                presentation: None,
-                prompt: PromptInput::Snapshot(json!({
-                    "chatCompletionPayload": {
-                        "messages": [
-                            {"role": "system", "content": "You are Alice. Write the next reply."},
-                            {"role": "user", "content": "Tell me about the keeper."}
-                        ]
-                    }
-                })),
-                model_label: ModelLabel {
-                    provider_format: Some("fake".into()),
-                    model: Some("fake".into()),
-                    api: None,
-                },
-                model_binding: ModelBindingResolvedPayload {
-                    invocation_id: "inv_root".into(),
-                    mode: ModelBindingMode::Script,
-                    connection: None,
-                    provider_format: Some("fake".into()),
-                    model_id: None,
-                },
-                scene: SceneRequest::default(),
-            },
+            run: snapshot_request(
+                self.chat.clone(),
+                "fake",
+                "fake",
+                json!([
+                    {"role": "system", "content": "You are Alice. Write the next reply."},
+                    {"role": "user", "content": "Tell me about the keeper."}
+                ]),
+            ),
             model: self.model.clone(),
             models: None,
         }

@@ -8,15 +8,11 @@
 use std::sync::Arc;
 
 use agent_application::ports::{ChatRole, RunStore};
-use agent_application::prompt::PromptInput;
-use agent_application::runtime::{AgentRuntime, ModelLabel, RunRequest, RuntimeError, StartRun};
-use agent_application::scene::SceneRequest;
-use agent_application::testing::{FakeModel, MemoryPorts, tool_turn};
+use agent_application::runtime::{AgentRuntime, RuntimeError, StartRun};
+use agent_application::testing::{FakeModel, MemoryPorts, snapshot_request, tool_turn};
 use agent_domain::ErrorCode;
-use agent_domain::event::{
-    ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunEvent, RunStatus,
-};
-use agent_domain::run::{GenerationType, RunId, RunSummary, SlimmedRun};
+use agent_domain::event::{ChatRef, JournalLine, RunEvent, RunStatus};
+use agent_domain::run::{RunId, RunSummary, SlimmedRun};
 use agent_domain::tool::BuiltinTool;
 use agent_domain::workspace::WorkspacePath;
 use serde_json::json;
@@ -60,30 +56,12 @@ impl Ran {
         let runtime = AgentRuntime::new(ports.runtime_ports());
         let started = runtime
             .start_run(StartRun {
-                run: RunRequest {
+                run: snapshot_request(
                     chat,
-                    profile_id: None,
-                    generation_type: GenerationType::Normal,
-                    presentation: None,
-                    prompt: PromptInput::Snapshot(json!({
-                        "chatCompletionPayload": {
-                            "messages": [{"role": "user", "content": "Tell me about the keeper."}]
-                        }
-                    })),
-                    model_label: ModelLabel {
-                        provider_format: Some("fake".into()),
-                        model: Some("fake".into()),
-                        api: None,
-                    },
-                    model_binding: ModelBindingResolvedPayload {
-                        invocation_id: "inv_root".into(),
-                        mode: ModelBindingMode::Script,
-                        connection: None,
-                        provider_format: Some("fake".into()),
-                        model_id: None,
-                    },
-                    scene: SceneRequest::default(),
-                },
+                    "fake",
+                    "fake",
+                    json!([{"role": "user", "content": "Tell me about the keeper."}]),
+                ),
                 model,
                 models: None,
             })

@@ -7,13 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_application::ports::{EventJournal, EventQuery};
-use agent_application::prompt::PromptInput;
-use agent_application::runtime::ModelLabel;
-use agent_application::runtime::{RunRequest, StartRun};
-use agent_application::scene::SceneRequest;
-use agent_domain::event::{ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload};
+use agent_application::runtime::StartRun;
+use agent_application::testing::snapshot_request;
+use agent_domain::event::{ChatRef, JournalLine};
 use agent_domain::profile::default_writer;
-use agent_domain::run::{GenerationType, RunId};
+use agent_domain::run::RunId;
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::durability::Durability;
@@ -95,35 +93,22 @@ pub fn write_chat(data: &Path, character: &str) {
 
 /// The request that starts the bench profile on `character`'s chat with `model`.
 pub fn start_request(character: &str, model: &Arc<ScriptedModel>) -> StartRun {
+    let chat = ChatRef::Character {
+        character_id: character.into(),
+        file_name: "chat".into(),
+    };
+    let mut run = snapshot_request(
+        chat,
+        "scripted",
+        "script",
+        json!([
+            {"role": "system", "content": format!("You are {character}. Write the next reply.")},
+            {"role": "user", "content": "Tell me about the keeper."}
+        ]),
+    );
+    run.profile_id = Some(PROFILE_ID.to_owned());
     StartRun {
-        run: RunRequest {
-            chat: ChatRef::Character {
-                character_id: character.into(),
-                file_name: "chat".into(),
-            },
-            profile_id: Some(PROFILE_ID.to_owned()),
-            generation_type: GenerationType::Normal,
-            presentation: None,
-            prompt: PromptInput::Snapshot(json!({
-                "chatCompletionPayload": {"messages": [
-                    {"role": "system", "content": format!("You are {character}. Write the next reply.")},
-                    {"role": "user", "content": "Tell me about the keeper."}
-                ]}
-            })),
-            model_label: ModelLabel {
-                provider_format: Some("scripted".into()),
-                model: Some("script".into()),
-                api: None,
-            },
-            model_binding: ModelBindingResolvedPayload {
-                invocation_id: "inv_root".into(),
-                mode: ModelBindingMode::Script,
-                connection: None,
-                provider_format: Some("scripted".into()),
-                model_id: None,
-            },
-            scene: SceneRequest::default(),
-        },
+        run,
         model: model.clone(),
         models: None,
     }

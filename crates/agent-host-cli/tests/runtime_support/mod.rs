@@ -7,16 +7,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_application::ports::{EventJournal, EventQuery};
-use agent_application::prompt::PromptInput;
-use agent_application::runtime::ModelLabel;
-use agent_application::runtime::{
-    AgentRuntime, RunOutcome, RunRequest, RuntimePorts, StartRun, StartedRun,
-};
-use agent_application::scene::SceneRequest;
-use agent_domain::event::{
-    ChatRef, JournalLine, ModelBindingMode, ModelBindingResolvedPayload, RunEvent,
-};
-use agent_domain::run::{GenerationType, RunId};
+use agent_application::runtime::{AgentRuntime, RunOutcome, RuntimePorts, StartRun, StartedRun};
+use agent_application::testing::snapshot_request;
+use agent_domain::event::{ChatRef, JournalLine, RunEvent};
+use agent_domain::run::RunId;
 use agent_gateway::scripted::ScriptedModel;
 use agent_infra_fs::FsStorage;
 use agent_infra_fs::layout::DataDir;
@@ -127,33 +121,15 @@ impl World {
     /// A start request for `script` with a small prompt snapshot.
     pub fn request(&self, script: &Value) -> StartRun {
         StartRun {
-            run: RunRequest {
-                chat: self.chat.clone(),
-                profile_id: None,
-                generation_type: GenerationType::Normal,
-                presentation: None,
-                prompt: PromptInput::Snapshot(json!({
-                    "chatCompletionPayload": {
-                        "messages": [
-                            {"role": "system", "content": "You are Alice. Write the next reply."},
-                            {"role": "user", "content": "Tell me about the lighthouse keeper."}
-                        ]
-                    }
-                })),
-                model_label: ModelLabel {
-                    provider_format: Some("scripted".into()),
-                    model: Some("script".into()),
-                    api: None,
-                },
-                model_binding: ModelBindingResolvedPayload {
-                    invocation_id: "inv_root".into(),
-                    mode: ModelBindingMode::Script,
-                    connection: None,
-                    provider_format: Some("scripted".into()),
-                    model_id: None,
-                },
-                scene: SceneRequest::default(),
-            },
+            run: snapshot_request(
+                self.chat.clone(),
+                "scripted",
+                "script",
+                json!([
+                    {"role": "system", "content": "You are Alice. Write the next reply."},
+                    {"role": "user", "content": "Tell me about the lighthouse keeper."}
+                ]),
+            ),
             model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
             models: None,
         }
