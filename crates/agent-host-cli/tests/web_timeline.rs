@@ -119,6 +119,21 @@ impl Browser {
 
     /// Waits until `condition` (a JS expression) is true; fails naming `what`, with the
     /// page's notice and timeline text to tell why.
+    /// Opens the page with the server's token in its address, as the printed link does.
+    async fn sign_in(&self, server: &Server) {
+        self.client.goto(&page_with_token(server)).await.unwrap();
+    }
+
+    /// Signs in and waits for the runs list.
+    async fn open_runs_list(&self, server: &Server) {
+        self.sign_in(server).await;
+        self.until(
+            "the runs list",
+            "!document.getElementById('runs-view').hidden",
+        )
+        .await;
+    }
+
     async fn until(&self, what: &str, condition: &str) {
         let started = Instant::now();
         loop {
@@ -218,19 +233,8 @@ async fn a_run_started_from_the_form_completes_live_and_shows_its_tool_call() {
     fx.run_script(&completing_script(), &[]).success();
     let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1200, 760).await;
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
-
     // The token leaves the address bar at once and the runs list shows.
-    browser
-        .until(
-            "the runs list",
-            "!document.getElementById('runs-view').hidden",
-        )
-        .await;
+    browser.open_runs_list(&server).await;
     let hash = browser.js("return location.hash;").await;
     assert_eq!(hash, json!("#/runs"));
 
@@ -367,17 +371,7 @@ async fn a_detail_shows_the_file_as_it_stood_at_its_event_even_after_an_overwrit
     let run_id = fx.run_ids().pop().unwrap();
     let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1200, 760).await;
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
-    browser
-        .until(
-            "the runs list",
-            "!document.getElementById('runs-view').hidden",
-        )
-        .await;
+    browser.open_runs_list(&server).await;
     let open_run = || async {
         browser
             .client
@@ -457,17 +451,7 @@ async fn a_live_run_takes_guidance_and_is_cancelled_from_the_page() {
     let fx = Fixture::new();
     let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1000, 700).await;
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
-    browser
-        .until(
-            "the runs list",
-            "!document.getElementById('runs-view').hidden",
-        )
-        .await;
+    browser.open_runs_list(&server).await;
     // A run whose first model call takes a minute, started over the API like any client.
     let run_id = server.start_run(slow_script()).await;
     browser
@@ -549,17 +533,7 @@ async fn a_long_run_opens_at_its_end_and_loads_older_pages_on_scroll() {
 
     let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1000, 700).await;
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
-    browser
-        .until(
-            "the runs list",
-            "!document.getElementById('runs-view').hidden",
-        )
-        .await;
+    browser.open_runs_list(&server).await;
     browser
         .client
         .goto(&format!("{}/#/run/{run_id}", server.base))
@@ -644,11 +618,7 @@ async fn the_page_fits_a_phone_and_explains_a_missing_or_refused_token() {
         )
         .await;
 
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
+    browser.sign_in(&server).await;
     browser
         .until("the run in the list", "document.querySelector('.run-card')")
         .await;
@@ -770,11 +740,7 @@ async fn a_streaming_model_shows_its_text_live_on_a_run_started_with_a_connectio
     assert!(status.is_success(), "{saved}");
 
     let browser = Browser::open(1000, 700).await;
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
+    browser.sign_in(&server).await;
     browser
         .until(
             "the saved connection in the form",
@@ -846,11 +812,7 @@ async fn a_multi_agent_run_shows_its_subagents_indented_under_the_lead() {
 
     let server = Server::start(&data, &[], &[]);
     let browser = Browser::open(1200, 760).await;
-    browser
-        .client
-        .goto(&page_with_token(&server))
-        .await
-        .unwrap();
+    browser.sign_in(&server).await;
     browser
         .until("the runs list", "document.querySelector('.run-card')")
         .await;
