@@ -3,20 +3,10 @@
 
 use agent_application::ports::{ChatError, ChatMessage, ChatRole};
 use agent_domain::json::OrderedJson;
-use serde_json::{Map, Value};
-
-/// Parses a message line, file line `line_number` (1-based), into its JSON object.
-pub(crate) fn parse_line(line: &[u8], line_number: usize) -> Result<Map<String, Value>, ChatError> {
-    let invalid = |detail: String| ChatError::InvalidMessage {
-        line: line_number,
-        detail,
-    };
-    match serde_json::from_slice(line) {
-        Ok(Value::Object(fields)) => Ok(fields),
-        Ok(_) => Err(invalid("not a JSON object".into())),
-        Err(err) => Err(invalid(err.to_string())),
-    }
-}
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::error::Category;
 
 /// Parses a message line, file line `line_number` (1-based), keeping its key order, for
 /// rewriting it.
@@ -32,16 +22,12 @@ pub(crate) fn parse_ordered(line: &[u8], line_number: usize) -> Result<OrderedJs
     }
 }
 
-/// User if `is_user`, system if `is_system`, otherwise assistant (SillyTavern's reading).
-pub(crate) fn role(fields: &Map<String, Value>) -> ChatRole {
-    role_by(|key| fields.get(key).and_then(Value::as_bool) == Some(true))
-}
-
-/// [`role`] of a message read for rewriting.
+/// The role of a message read for rewriting (see [`role_by`]).
 pub(crate) fn ordered_role(message: &OrderedJson) -> ChatRole {
     role_by(|key| message.get(key).and_then(OrderedJson::as_bool) == Some(true))
 }
 
+/// User if `is_user`, system if `is_system`, otherwise assistant (SillyTavern's reading).
 fn role_by(flag: impl Fn(&str) -> bool) -> ChatRole {
     if flag("is_user") {
         ChatRole::User
@@ -52,38 +38,135 @@ fn role_by(flag: impl Fn(&str) -> bool) -> ChatRole {
     }
 }
 
-/// `extra.tauritavern.agent`, when it is an object.
-pub(crate) fn agent(fields: &Map<String, Value>) -> Option<&Map<String, Value>> {
-    fields
-        .get("extra")?
-        .get("tauritavern")?
-        .get("agent")?
-        .as_object()
+/// Reads message line `line` (file line `line_number`, 1-based) as the port's view of
+/// message `index`.
+///
+/// Only the fields the view needs are built; the others (`swipes`, `swipe_info`, …) are
+/// scanned and skipped, so a line costs one pass and the allocations of what is kept. A key
+/// given twice keeps its last value, as reading the object whole would.
+pub(crate) fn read_message(
+    line: &[u8],
+    line_number: usize,
+    index: usize,
+) -> Result<ChatMessage, ChatError> {
+    let fields: Needed = serde_json::from_slice(line).map_err(|err| ChatError::InvalidMessage {
+        line: line_number,
+        // Every field accepts any JSON, so a type error can only be the line's own.
+        detail: if err.classify() == Category::Data {
+            "not a JSON object".into()
+        } else {
+            err.to_string()
+        },
+    })?;
+    Ok(fields.into_message(index))
 }
 
-/// The port's view of message `index`.
-pub(crate) fn to_chat_message(index: usize, fields: &Map<String, Value>) -> ChatMessage {
-    let text = |key: &str| match fields.get(key) {
-        Some(Value::String(s)) => Some(s.clone()),
-        // Old SillyTavern files store `send_date` as epoch milliseconds.
-        Some(Value::Number(n)) => Some(n.to_string()),
+/// The fields of a message line [`read_message`] keeps, each as written.
+#[derive(Debug, Default)]
+struct Needed {
+    name: Option<Value>,
+    mes: Option<Value>,
+    send_date: Option<Value>,
+    is_user: Option<Value>,
+    is_system: Option<Value>,
+    original_avatar: Option<Value>,
+    force_avatar: Option<Value>,
+    extra: Option<Value>,
+}
+
+/// The keys [`Needed`] keeps; any other is [`Key::Other`] and its value is skipped.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Key {
+    Name,
+    Mes,
+    SendDate,
+    IsUser,
+    IsSystem,
+    OriginalAvatar,
+    ForceAvatar,
+    Extra,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Needed {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(NeededVisitor)
+    }
+}
+
+struct NeededVisitor;
+
+impl<'de> Visitor<'de> for NeededVisitor {
+    type Value = Needed;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Needed, A::Error> {
+        let mut fields = Needed::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            let slot = match key {
+                Key::Name => &mut fields.name,
+                Key::Mes => &mut fields.mes,
+                Key::SendDate => &mut fields.send_date,
+                Key::IsUser => &mut fields.is_user,
+                Key::IsSystem => &mut fields.is_system,
+                Key::OriginalAvatar => &mut fields.original_avatar,
+                Key::ForceAvatar => &mut fields.force_avatar,
+                Key::Extra => &mut fields.extra,
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value()?);
+        }
+        Ok(fields)
+    }
+}
+
+impl Needed {
+    fn into_message(self, index: usize) -> ChatMessage {
+        let flag = |value: &Option<Value>| value.as_ref().and_then(Value::as_bool) == Some(true);
+        let (is_user, is_system) = (flag(&self.is_user), flag(&self.is_system));
+        let extra = self.extra.as_ref();
+        ChatMessage {
+            index,
+            role: role_by(|key| if key == "is_user" { is_user } else { is_system }),
+            name: text(self.name).unwrap_or_default(),
+            text: text(self.mes).unwrap_or_default(),
+            send_date: text(self.send_date),
+            is_system,
+            original_avatar: string(self.original_avatar),
+            force_avatar: string(self.force_avatar),
+            gen_id: extra
+                .and_then(|extra| extra.get("gen_id"))
+                .and_then(Value::as_f64),
+            agent: extra
+                .and_then(|extra| extra.get("tauritavern")?.get("agent"))
+                .filter(|agent| agent.is_object())
+                .cloned(),
+        }
+    }
+}
+
+/// A text field: a string, or a number as its digits (old SillyTavern files store
+/// `send_date` as epoch milliseconds).
+fn text(value: Option<Value>) -> Option<String> {
+    match value? {
+        Value::String(s) => Some(s),
+        Value::Number(n) => Some(n.to_string()),
         _ => None,
-    };
-    let string = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
-    ChatMessage {
-        index,
-        role: role(fields),
-        name: text("name").unwrap_or_default(),
-        text: text("mes").unwrap_or_default(),
-        send_date: text("send_date"),
-        is_system: fields.get("is_system").and_then(Value::as_bool) == Some(true),
-        original_avatar: string("original_avatar"),
-        force_avatar: string("force_avatar"),
-        gen_id: fields
-            .get("extra")
-            .and_then(|extra| extra.get("gen_id"))
-            .and_then(Value::as_f64),
-        agent: agent(fields).map(|agent| Value::Object(agent.clone())),
+    }
+}
+
+fn string(value: Option<Value>) -> Option<String> {
+    match value? {
+        Value::String(s) => Some(s),
+        _ => None,
     }
 }
 
@@ -93,46 +176,43 @@ mod tests {
 
     use super::*;
 
-    fn fields(value: Value) -> Map<String, Value> {
-        value.as_object().unwrap().clone()
+    /// The view of `value` written as message line 4, index 3.
+    fn read(value: Value) -> ChatMessage {
+        read_message(value.to_string().as_bytes(), 4, 3).unwrap()
     }
 
     #[test]
     fn roles_follow_the_flags() {
+        let role = |value: Value| read(value).role;
         assert_eq!(
-            role(&fields(json!({"is_user": true, "is_system": true}))),
+            role(json!({"is_user": true, "is_system": true})),
             ChatRole::User
         );
         assert_eq!(
-            role(&fields(json!({"is_user": false, "is_system": true}))),
+            role(json!({"is_user": false, "is_system": true})),
             ChatRole::System
         );
-        assert_eq!(
-            role(&fields(json!({"is_user": "yes"}))),
-            ChatRole::Assistant
-        );
+        assert_eq!(role(json!({"is_user": "yes"})), ChatRole::Assistant);
     }
 
     #[test]
     fn agent_metadata_is_read_only_when_it_is_an_object() {
-        let with = fields(json!({"mes": "hi", "send_date": 1700000000000u64,
+        let message = read(json!({"mes": "hi", "send_date": 1700000000000u64,
             "extra": {"tauritavern": {"agent": {"runId": "run_1"}}}}));
-        let message = to_chat_message(3, &with);
+        assert_eq!(message.index, 3);
         assert_eq!(message.agent, Some(json!({"runId": "run_1"})));
         assert_eq!(message.send_date.as_deref(), Some("1700000000000"));
-        let without = fields(json!({"extra": {"tauritavern": {"agent": "run_1"}}}));
-        assert_eq!(to_chat_message(0, &without).agent, None);
+        let without = read(json!({"extra": {"tauritavern": {"agent": "run_1"}}}));
+        assert_eq!(without.agent, None);
+        assert_eq!(read(json!({"extra": "x"})).agent, None);
     }
 
     #[test]
     fn group_replies_carry_their_card_and_generation() {
-        let reply = to_chat_message(
-            1,
-            &fields(json!({"name": "Seraphina", "is_user": false, "mes": "Hi.",
-                "original_avatar": "Seraphina.png",
-                "force_avatar": "/thumbnail?type=avatar&file=Seraphina.png",
-                "extra": {"gen_id": 1780347600123.25_f64}})),
-        );
+        let reply = read(json!({"name": "Seraphina", "is_user": false, "mes": "Hi.",
+            "original_avatar": "Seraphina.png",
+            "force_avatar": "/thumbnail?type=avatar&file=Seraphina.png",
+            "extra": {"gen_id": 1780347600123.25_f64}}));
         assert_eq!(reply.original_avatar.as_deref(), Some("Seraphina.png"));
         assert_eq!(
             reply.force_avatar.as_deref(),
@@ -140,26 +220,39 @@ mod tests {
         );
         assert_eq!(reply.gen_id, Some(1780347600123.25));
         assert!(!reply.is_system);
-        let hidden = to_chat_message(
-            2,
-            &fields(
-                json!({"is_user": true, "is_system": true, "original_avatar": 3,
-                "extra": {"gen_id": "x"}}),
-            ),
+        let hidden = read(
+            json!({"is_user": true, "is_system": true, "original_avatar": 3,
+            "extra": {"gen_id": "x"}}),
         );
         assert_eq!((hidden.role, hidden.is_system), (ChatRole::User, true));
         assert_eq!((hidden.original_avatar, hidden.gen_id), (None, None));
     }
 
     #[test]
+    fn other_fields_are_skipped_and_a_repeated_key_keeps_its_last_value() {
+        let line = br#"{"swipes":["a","b",{"deep":[1,2,{"mes":"no"}]}],"mes":"first","na\u006de":"Ann","mes":"last","swipe_info":[{"send_date":"x"}]}"#;
+        let message = read_message(line, 1, 0).unwrap();
+        assert_eq!(message.text, "last");
+        assert_eq!(message.name, "Ann", "an escaped key is still the key");
+        assert_eq!(
+            message.send_date, None,
+            "nested fields are not the message's"
+        );
+    }
+
+    #[test]
     fn invalid_lines_name_their_line() {
         assert_eq!(
-            parse_line(b"[]", 6),
+            read_message(b"[]", 6, 0),
             Err(ChatError::InvalidMessage {
                 line: 6,
                 detail: "not a JSON object".into()
             })
         );
+        assert!(matches!(
+            read_message(b"{\"mes\":", 2, 0),
+            Err(ChatError::InvalidMessage { line: 2, ref detail }) if detail != "not a JSON object"
+        ));
         assert!(matches!(
             parse_ordered(b"{\"mes\":", 2),
             Err(ChatError::InvalidMessage { line: 2, .. })
@@ -169,7 +262,7 @@ mod tests {
             Err(ChatError::InvalidMessage { line: 9, .. })
         ));
         assert!(matches!(
-            parse_line(b"7", 1),
+            read_message(b"7", 1, 0),
             Err(ChatError::InvalidMessage { line: 1, .. })
         ));
     }

@@ -45,7 +45,7 @@ pub fn check_chat_bytes(bytes: Vec<u8>) -> Result<(), agent_application::ports::
     }
     for index in 0..doc.message_count() {
         if let Some(line) = doc.message(index) {
-            message::parse_line(line, doc.line_number(index))?;
+            message::read_message(line, doc.line_number(index), index)?;
         }
     }
     Ok(())

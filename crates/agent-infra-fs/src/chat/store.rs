@@ -143,10 +143,7 @@ fn read_with(
     };
     read.lines()
         .zip(range)
-        .map(|(line, i)| {
-            let fields = message::parse_line(line, index.line_number(i))?;
-            Ok(message::to_chat_message(i, &fields))
-        })
+        .map(|(line, i)| message::read_message(line, index.line_number(i), i))
         .collect::<Result<_, _>>()
         .map(Some)
 }
