@@ -46,6 +46,11 @@ fn json_of(assert: &assert_cmd::assert::Assert) -> Value {
     serde_json::from_slice(&assert.get_output().stdout).unwrap()
 }
 
+/// What a `--json` command that succeeds prints.
+fn json_ok(corpus: &Corpus, args: &[&str]) -> Value {
+    json_of(&corpus.cmd().args(args).assert().code(0))
+}
+
 fn workspaces(corpus: &Corpus) -> PathBuf {
     corpus.ours().join("agent-workspaces")
 }
@@ -155,13 +160,7 @@ fn deleting_a_chat_removes_it_its_workspace_and_its_runs_and_nothing_else() {
         );
         corpus.cmd().args(["runs", "show", run]).assert().code(0);
     }
-    let remaining = json_of(
-        &corpus
-            .cmd()
-            .args(["runs", "list", "--json"])
-            .assert()
-            .code(0),
-    );
+    let remaining = json_ok(&corpus, &["runs", "list", "--json"]);
     assert_eq!(remaining["runs"].as_array().unwrap().len(), 2);
     // No leftovers: the workspace was renamed aside and then removed.
     let trash = workspaces(&corpus).join(".trash");
@@ -353,13 +352,7 @@ fn a_chat_with_an_unusable_stable_id_is_refused_and_stops_the_orphan_sweep() {
         .stderr(contains("error: agent.invalid_chat_integrity"));
     assert_eq!(fs::read(corpus.chat_path(OLD_CHAT)).unwrap(), before);
 
-    let listed = json_of(
-        &corpus
-            .cmd()
-            .args(["chats", "list", "--json"])
-            .assert()
-            .code(0),
-    );
+    let listed = json_ok(&corpus, &["chats", "list", "--json"]);
     let old = listed["chats"]
         .as_array()
         .unwrap()
@@ -371,13 +364,7 @@ fn a_chat_with_an_unusable_stable_id_is_refused_and_stops_the_orphan_sweep() {
     assert_eq!(old["workspaceId"], Value::Null);
 
     // Its workspace cannot be known, so no orphan is removed while it does not read.
-    let found = json_of(
-        &corpus
-            .cmd()
-            .args(["chats", "orphans", "--json"])
-            .assert()
-            .code(0),
-    );
+    let found = json_ok(&corpus, &["chats", "orphans", "--json"]);
     assert_eq!(found["orphans"][0]["workspaceId"], orphan.as_str());
     assert_eq!(found["unreadableChats"][0]["path"], OLD_CHAT);
     corpus
@@ -401,13 +388,7 @@ fn the_list_shows_each_chats_workspace_runs_and_disk_use() {
     )
     .unwrap();
 
-    let listed = json_of(
-        &corpus
-            .cmd()
-            .args(["chats", "list", "--json"])
-            .assert()
-            .code(0),
-    );
+    let listed = json_ok(&corpus, &["chats", "list", "--json"]);
     let chats = listed["chats"].as_array().unwrap();
     let paths: Vec<&str> = chats.iter().map(|c| c["path"].as_str().unwrap()).collect();
     assert_eq!(
@@ -461,13 +442,7 @@ fn a_renamed_chat_keeps_its_workspace_and_a_deleted_ones_is_an_orphan() {
     .unwrap();
     fs::remove_file(corpus.chat_path(OLD_CHAT)).unwrap();
 
-    let found = json_of(
-        &corpus
-            .cmd()
-            .args(["chats", "orphans", "--json"])
-            .assert()
-            .code(0),
-    );
+    let found = json_ok(&corpus, &["chats", "orphans", "--json"]);
     let orphans = found["orphans"].as_array().unwrap();
     assert_eq!(orphans.len(), 1, "{found}");
     assert_eq!(orphans[0]["workspaceId"], deleted.as_str());

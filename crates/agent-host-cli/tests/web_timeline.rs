@@ -134,6 +134,22 @@ impl Browser {
         .await;
     }
 
+    /// Goes to a run's page.
+    async fn open_run(&self, server: &Server, run_id: &str) {
+        let page = format!("{}/#/run/{run_id}", server.base);
+        self.client.goto(&page).await.unwrap();
+    }
+
+    /// Goes to a finished run's page and waits for its last row.
+    async fn open_finished_run(&self, server: &Server, run_id: &str) {
+        self.open_run(server, run_id).await;
+        self.until(
+            "the end of the run",
+            "document.querySelector('.row[data-type=run_completed]')",
+        )
+        .await;
+    }
+
     async fn until(&self, what: &str, condition: &str) {
         let started = Instant::now();
         loop {
@@ -372,19 +388,7 @@ async fn a_detail_shows_the_file_as_it_stood_at_its_event_even_after_an_overwrit
     let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1200, 760).await;
     browser.open_runs_list(&server).await;
-    let open_run = || async {
-        browser
-            .client
-            .goto(&format!("{}/#/run/{run_id}", server.base))
-            .await
-            .unwrap();
-        browser
-            .until(
-                "the end of the run",
-                "document.querySelector('.row[data-type=run_completed]')",
-            )
-            .await;
-    };
+    let open_run = || browser.open_finished_run(&server, &run_id);
     open_run().await;
 
     // The first write's tool call, and the first write itself: the draft, not the final text
@@ -454,11 +458,7 @@ async fn a_live_run_takes_guidance_and_is_cancelled_from_the_page() {
     browser.open_runs_list(&server).await;
     // A run whose first model call takes a minute, started over the API like any client.
     let run_id = server.start_run(slow_script()).await;
-    browser
-        .client
-        .goto(&format!("{}/#/run/{run_id}", server.base))
-        .await
-        .unwrap();
+    browser.open_run(&server, &run_id).await;
     browser
         .until(
             "the run going, its model call not answered",
@@ -534,17 +534,7 @@ async fn a_long_run_opens_at_its_end_and_loads_older_pages_on_scroll() {
     let server = Server::start(fx.path(), &[], &[]);
     let browser = Browser::open(1000, 700).await;
     browser.open_runs_list(&server).await;
-    browser
-        .client
-        .goto(&format!("{}/#/run/{run_id}", server.base))
-        .await
-        .unwrap();
-    browser
-        .until(
-            "the end of the run",
-            "document.querySelector('.row[data-type=run_completed]')",
-        )
-        .await;
+    browser.open_finished_run(&server, &run_id).await;
     // Only the newest page is loaded, and only the rows in view are in the document.
     let oldest = "Math.min(...Array.from(document.querySelectorAll('.row[data-seq]')).map(r => Number(r.dataset.seq)))";
     let first_seen = browser.js(&format!("return {oldest};")).await;
@@ -816,17 +806,7 @@ async fn a_multi_agent_run_shows_its_subagents_indented_under_the_lead() {
     browser
         .until("the runs list", "document.querySelector('.run-card')")
         .await;
-    browser
-        .client
-        .goto(&format!("{}/#/run/{run_id}", server.base))
-        .await
-        .unwrap();
-    browser
-        .until(
-            "the end of the run",
-            "document.querySelector('.row[data-type=run_completed]')",
-        )
-        .await;
+    browser.open_finished_run(&server, &run_id).await;
     // At the top: the two delegations, then the researchers' own steps, indented and
     // labelled.
     browser
