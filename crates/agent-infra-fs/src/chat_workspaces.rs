@@ -26,6 +26,7 @@ use async_trait::async_trait;
 
 use crate::atomic::sync_dir;
 use crate::chat::{ChatLocator, blocking as chat_blocking, remove_chat, stored_stable_id};
+use crate::dir_names::{EntryKind, names_in};
 use crate::journal::journal_held;
 use crate::layout::{DataDir, RunDir};
 use crate::retention::{hold_run, remove_file};
@@ -92,22 +93,10 @@ fn add_file(path: &Path, total: &mut DiskUse) -> Result<(), StoreError> {
     }
 }
 
-/// The names of the folders (not symlinks, not hidden) in `dir`.
+/// The names of the folders (not symlinks, not hidden) in `dir`, sorted.
 fn folders_in(dir: &Path) -> Result<Vec<String>, StoreError> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(err) => return Err(io_error(dir, err)),
-    };
-    let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|err| io_error(dir, err))?;
-        let is_dir = fs::symlink_metadata(entry.path()).is_ok_and(|meta| meta.is_dir());
-        match entry.file_name().into_string() {
-            Ok(name) if is_dir && !name.starts_with('.') => names.push(name),
-            _ => {}
-        }
-    }
+    let mut names = names_in(dir, EntryKind::Folder)?;
+    names.retain(|name| !name.starts_with('.'));
     names.sort();
     Ok(names)
 }

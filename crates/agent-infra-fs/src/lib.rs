@@ -16,6 +16,7 @@ pub mod checkpoint;
 pub mod confine;
 pub mod connections;
 pub mod digest;
+mod dir_names;
 pub mod durability;
 pub mod environment;
 pub mod guidance;

@@ -23,14 +23,13 @@ pub use lorebooks::FsLorebooks;
 pub use personas::FsPersonaAvatars;
 pub use settings::FsSillyTavernSettings;
 
-use std::fs;
-use std::io;
 use std::path::Path;
 
 use agent_application::ports::StoreError;
 use serde_json::{Map, Value};
 
-use crate::runs::store_io::{io_error, read_file};
+use crate::dir_names::{EntryKind, names_in};
+use crate::runs::store_io::read_file;
 
 /// Whether `name` can be one plain path component: not empty, not `.` or `..`, and free of
 /// path separators and NUL.
@@ -74,23 +73,7 @@ fn read_object(path: &Path, code: &'static str) -> Result<Option<JsonObject>, St
 /// The names of the regular files directly in `dir` (no folders, no links, no names that
 /// are not UTF-8), unsorted; empty when `dir` does not exist.
 fn file_names(dir: &Path) -> Result<Vec<String>, StoreError> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(err) => return Err(io_error(dir, err)),
-    };
-    let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|err| io_error(dir, err))?;
-        let is_file = entry
-            .file_type()
-            .map_err(|err| io_error(&entry.path(), err))?
-            .is_file();
-        if let (true, Ok(name)) = (is_file, entry.file_name().into_string()) {
-            names.push(name);
-        }
-    }
-    Ok(names)
+    names_in(dir, EntryKind::File)
 }
 
 /// The stem of `name` when it ends in `.json`, the extension matched ASCII
@@ -126,7 +109,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("doc.json");
         assert!(read_object(&path, "x.bad").unwrap().is_none());
-        fs::write(&path, "{\n    \"a\": 1,\n    \"b\": \n}").unwrap();
+        std::fs::write(&path, "{\n    \"a\": 1,\n    \"b\": \n}").unwrap();
         let err = read_object(&path, "x.bad").unwrap_err();
         assert!(matches!(err, StoreError::Damaged { code: "x.bad", .. }));
         let message = err.to_string();
@@ -134,12 +117,12 @@ mod tests {
             message.contains("doc.json") && message.contains("line 4"),
             "{message}"
         );
-        fs::write(&path, "[1]").unwrap();
+        std::fs::write(&path, "[1]").unwrap();
         let message = read_object(&path, "x.bad").unwrap_err().to_string();
         assert!(message.contains("not a JSON object"), "{message}");
-        fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
+        std::fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
         assert!(read_object(&path, "x.bad").is_err());
-        fs::write(&path, "{\"a\": 1}").unwrap();
+        std::fs::write(&path, "{\"a\": 1}").unwrap();
         let read = read_object(&path, "x.bad").unwrap().unwrap();
         assert_eq!((read.text.as_str(), read.object.len()), ("{\"a\": 1}", 1));
     }
